@@ -1,0 +1,98 @@
+// Thin, non-variadic wrappers around the libvips calls that Swift cannot make
+// directly: variadic operations with optional arguments, and macros.
+// Every function returns 0 on success and -1 on failure, leaving the reason in
+// the libvips error buffer (read it with vips_error_buffer_copy).
+#ifndef CVIPSSHIM_H
+#define CVIPSSHIM_H
+
+#include <vips/vips.h>
+
+/// vips_init() through the VIPS_INIT macro. Call once per process.
+int shim_init(const char *argv0);
+
+/// Turns the libvips operation cache off: in a batch every file is new, so the
+/// cache (keyed on file names and arguments) only holds memory.
+void shim_cache_off(void);
+
+/// Silences libvips warnings printed through glib (failures are reported
+/// by thumbs itself).
+void shim_quiet_warnings(void);
+
+/// Blocks (or unblocks) every loader that libvips marks untrusted.
+void shim_block_untrusted(int block);
+
+/// Opens an image from memory, reading only its header (sequential access).
+/// `fail_on` is a VipsFailOn value. `loader` receives the loader's nickname
+/// (e.g. "jpegload_buffer"); it points into libvips's type system and lives
+/// for the whole process.
+int shim_header_from_buffer(const void *buf, size_t len, int fail_on,
+                            VipsImage **out, const char **loader);
+
+/// Opens an image from memory for decoding. `jpeg_shrink` (1, 2, 4, 8) asks a
+/// JPEG loader to decode at reduced size; `scale` (1.0 for none) asks WebP,
+/// SVG and PDF loaders to render at a scale. `page` picks the frame.
+int shim_load_from_buffer(const void *buf, size_t len, const char *loader,
+                          int jpeg_shrink, double scale, int fail_on,
+                          VipsImage **out);
+
+/// Resizes with Lanczos3 by separate horizontal and vertical factors.
+int shim_resize(VipsImage *in, VipsImage **out, double hscale, double vscale);
+
+/// Imports with the embedded profile (or the built-in fallback for CMYK) and
+/// exports to sRGB, 8 bit.
+int shim_icc_to_srgb(VipsImage *in, VipsImage **out, int is_cmyk);
+
+/// Converts to the given interpretation (e.g. VIPS_INTERPRETATION_sRGB).
+int shim_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space);
+
+/// Casts to another band format, shifting 16-bit values down when asked.
+int shim_cast(VipsImage *in, VipsImage **out, VipsBandFormat format, int shift);
+
+/// Flattens alpha against a grey level (255 for white).
+int shim_flatten(VipsImage *in, VipsImage **out, double background);
+
+int shim_premultiply(VipsImage *in, VipsImage **out);
+int shim_unpremultiply(VipsImage *in, VipsImage **out);
+
+/// Applies the EXIF orientation and removes the tag.
+int shim_autorot(VipsImage *in, VipsImage **out);
+
+/// Crops to width x height; `interesting` is a VipsInteresting value.
+int shim_smartcrop(VipsImage *in, VipsImage **out, int width, int height,
+                   int interesting);
+
+/// Plain crop.
+int shim_extract_area(VipsImage *in, VipsImage **out, int left, int top,
+                      int width, int height);
+
+/// Takes bands [first, first + n).
+int shim_extract_band(VipsImage *in, VipsImage **out, int first, int n);
+
+/// Copies the image so that metadata may be changed safely.
+int shim_copy(VipsImage *in, VipsImage **out);
+
+/// Savers writing to memory. `strip` drops metadata.
+int shim_jpegsave(VipsImage *in, void **buf, size_t *len, int quality, int strip);
+int shim_webpsave(VipsImage *in, void **buf, size_t *len, int quality, int strip);
+int shim_avifsave(VipsImage *in, void **buf, size_t *len, int quality, int strip);
+int shim_pngsave(VipsImage *in, void **buf, size_t *len, int strip);
+
+/// Decodes an image fully into memory (used to check outputs and compare).
+int shim_image_avg(VipsImage *in, double *out);
+
+/// Frees a buffer returned by a saver.
+void shim_free(void *buf);
+
+/// Drops a reference (g_object_unref, a macro-like call Swift sees untyped).
+void shim_unref(VipsImage *image);
+
+/// Number of pages (frames) an image declares, 1 when not paged.
+int shim_n_pages(VipsImage *image);
+
+/// Saves to a file; options may follow the name, e.g. "a.jpg[Q=90]".
+int shim_save_file(VipsImage *in, const char *path_and_options);
+
+/// Opens a file (random access), header first; pixels decode on demand.
+int shim_open_file(const char *path, VipsImage **out);
+
+#endif

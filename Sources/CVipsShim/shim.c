@@ -1,0 +1,176 @@
+#include "CVipsShim.h"
+#include <string.h>
+
+int shim_init(const char *argv0) {
+    return VIPS_INIT(argv0);
+}
+
+void shim_cache_off(void) {
+    vips_cache_set_max(0);
+    vips_cache_set_max_mem(0);
+    vips_cache_set_max_files(0);
+}
+
+static void drop_log(const gchar *domain, GLogLevelFlags level,
+                     const gchar *message, gpointer user_data) {
+    (void) domain; (void) level; (void) message; (void) user_data;
+}
+
+void shim_quiet_warnings(void) {
+    /* Damaged images make libvips print "error in tile" warnings through
+     * glib; thumbs reports each failure itself, once, as a readable line. */
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO,
+                      drop_log, NULL);
+}
+
+void shim_block_untrusted(int block) {
+    vips_block_untrusted_set(block ? TRUE : FALSE);
+}
+
+int shim_header_from_buffer(const void *buf, size_t len, int fail_on,
+                            VipsImage **out, const char **loader) {
+    const char *name = vips_foreign_find_load_buffer(buf, len);
+    if (!name)
+        return -1;
+    /* find_load gives the class name (VipsForeignLoadJpegBuffer); callers
+     * want the operation's nickname (jpegload_buffer). */
+    const char *nick = vips_nickname_find(g_type_from_name(name));
+    *loader = nick ? nick : name;
+    *out = vips_image_new_from_buffer(buf, len, "",
+                                      "access", VIPS_ACCESS_SEQUENTIAL,
+                                      "fail_on", fail_on,
+                                      NULL);
+    return *out ? 0 : -1;
+}
+
+static int is_loader(const char *loader, const char *prefix) {
+    return loader && strncmp(loader, prefix, strlen(prefix)) == 0;
+}
+
+int shim_load_from_buffer(const void *buf, size_t len, const char *loader,
+                          int jpeg_shrink, double scale, int fail_on,
+                          VipsImage **out) {
+    if (jpeg_shrink > 1 && is_loader(loader, "jpegload"))
+        *out = vips_image_new_from_buffer(buf, len, "",
+                                          "access", VIPS_ACCESS_SEQUENTIAL,
+                                          "fail_on", fail_on,
+                                          "shrink", jpeg_shrink,
+                                          NULL);
+    else if (scale != 1.0 && (is_loader(loader, "webpload") ||
+                              is_loader(loader, "svgload") ||
+                              is_loader(loader, "pdfload")))
+        *out = vips_image_new_from_buffer(buf, len, "",
+                                          "access", VIPS_ACCESS_SEQUENTIAL,
+                                          "fail_on", fail_on,
+                                          "scale", scale,
+                                          NULL);
+    else
+        *out = vips_image_new_from_buffer(buf, len, "",
+                                          "access", VIPS_ACCESS_SEQUENTIAL,
+                                          "fail_on", fail_on,
+                                          NULL);
+    return *out ? 0 : -1;
+}
+
+int shim_resize(VipsImage *in, VipsImage **out, double hscale, double vscale) {
+    return vips_resize(in, out, hscale, "vscale", vscale,
+                       "kernel", VIPS_KERNEL_LANCZOS3, NULL);
+}
+
+int shim_icc_to_srgb(VipsImage *in, VipsImage **out, int is_cmyk) {
+    return vips_icc_transform(in, out, "srgb",
+                              "input_profile", is_cmyk ? "cmyk" : "srgb",
+                              "embedded", TRUE,
+                              "intent", VIPS_INTENT_RELATIVE,
+                              "depth", 8,
+                              NULL);
+}
+
+int shim_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space) {
+    return vips_colourspace(in, out, space, NULL);
+}
+
+int shim_cast(VipsImage *in, VipsImage **out, VipsBandFormat format, int shift) {
+    return vips_cast(in, out, format, "shift", shift ? TRUE : FALSE, NULL);
+}
+
+int shim_flatten(VipsImage *in, VipsImage **out, double background) {
+    VipsArrayDouble *bg = vips_array_double_newv(1, background);
+    int result = vips_flatten(in, out, "background", bg, NULL);
+    vips_area_unref(VIPS_AREA(bg));
+    return result;
+}
+
+int shim_premultiply(VipsImage *in, VipsImage **out) {
+    return vips_premultiply(in, out, NULL);
+}
+
+int shim_unpremultiply(VipsImage *in, VipsImage **out) {
+    return vips_unpremultiply(in, out, NULL);
+}
+
+int shim_autorot(VipsImage *in, VipsImage **out) {
+    return vips_autorot(in, out, NULL);
+}
+
+int shim_smartcrop(VipsImage *in, VipsImage **out, int width, int height,
+                   int interesting) {
+    return vips_smartcrop(in, out, width, height, "interesting", interesting, NULL);
+}
+
+int shim_extract_area(VipsImage *in, VipsImage **out, int left, int top,
+                      int width, int height) {
+    return vips_extract_area(in, out, left, top, width, height, NULL);
+}
+
+int shim_extract_band(VipsImage *in, VipsImage **out, int first, int n) {
+    return vips_extract_band(in, out, first, "n", n, NULL);
+}
+
+int shim_copy(VipsImage *in, VipsImage **out) {
+    return vips_copy(in, out, NULL);
+}
+
+int shim_jpegsave(VipsImage *in, void **buf, size_t *len, int quality, int strip) {
+    return vips_jpegsave_buffer(in, buf, len, "Q", quality, "strip", strip ? TRUE : FALSE, NULL);
+}
+
+int shim_webpsave(VipsImage *in, void **buf, size_t *len, int quality, int strip) {
+    return vips_webpsave_buffer(in, buf, len, "Q", quality, "strip", strip ? TRUE : FALSE, NULL);
+}
+
+int shim_avifsave(VipsImage *in, void **buf, size_t *len, int quality, int strip) {
+    return vips_heifsave_buffer(in, buf, len, "Q", quality,
+                                "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,
+                                "strip", strip ? TRUE : FALSE, NULL);
+}
+
+int shim_pngsave(VipsImage *in, void **buf, size_t *len, int strip) {
+    return vips_pngsave_buffer(in, buf, len, "strip", strip ? TRUE : FALSE, NULL);
+}
+
+int shim_image_avg(VipsImage *in, double *out) {
+    return vips_avg(in, out, NULL);
+}
+
+void shim_free(void *buf) {
+    g_free(buf);
+}
+
+void shim_unref(VipsImage *image) {
+    if (image)
+        g_object_unref(image);
+}
+
+int shim_n_pages(VipsImage *image) {
+    return vips_image_get_n_pages(image);
+}
+
+int shim_save_file(VipsImage *in, const char *path_and_options) {
+    return vips_image_write_to_file(in, path_and_options, NULL);
+}
+
+int shim_open_file(const char *path, VipsImage **out) {
+    *out = vips_image_new_from_file(path, "access", VIPS_ACCESS_RANDOM, NULL);
+    return *out ? 0 : -1;
+}

@@ -1,0 +1,64 @@
+/// Recognises images by their first bytes, and names that look like images.
+///
+/// Content decides: a JPEG called `notes.txt` is an image. A file that is not
+/// recognised but is named like an image is still an item (it fails with a
+/// clear message); anything else is ignored and counted.
+public enum ImageSniffer {
+    /// How many leading bytes `format(of:)` wants to see.
+    public static let prefixLength = 512
+
+    /// The format the signature says, or nil.
+    public static func format(of prefix: some Collection<UInt8>) -> String? {
+        let b = Array(prefix.prefix(prefixLength))
+        func starts(_ bytes: [UInt8], at offset: Int = 0) -> Bool {
+            b.count >= offset + bytes.count && Array(b[offset..<offset + bytes.count]) == bytes
+        }
+        func ascii(_ s: String, at offset: Int = 0) -> Bool { starts(Array(s.utf8), at: offset) }
+
+        if starts([0xFF, 0xD8, 0xFF]) { return "jpeg" }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "png" }
+        if ascii("GIF87a") || ascii("GIF89a") { return "gif" }
+        if ascii("RIFF") && ascii("WEBP", at: 8) { return "webp" }
+        if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return "tiff" }
+        if starts([0x49, 0x49, 0x2B, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2B]) { return "tiff" }
+        if ascii("ftyp", at: 4), b.count >= 12 {
+            let brand = String(decoding: b[8..<12], as: UTF8.self)
+            if ["avif", "avis"].contains(brand) { return "avif" }
+            if ["heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1"].contains(brand) { return "heif" }
+        }
+        if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20]) { return "jxl" }
+        if starts([0, 0, 0, 0x0C, 0x6A, 0x50, 0x20, 0x20]) || starts([0xFF, 0x4F, 0xFF, 0x51]) { return "jp2k" }
+        if ascii("BM"), b.count >= 14 { return "bmp" }
+        if ascii("%PDF-") { return "pdf" }
+        if b.count >= 3, b[0] == UInt8(ascii: "P"), Array("1234567fF".utf8).contains(b[1]),
+           [0x0A, 0x0D, 0x20, 0x09].contains(b[2]) {
+            return "ppm"
+        }
+        if ascii("#?RADIANCE") || ascii("#?RGBE") { return "hdr" }
+        if starts([0x76, 0x2F, 0x31, 0x01]) { return "exr" }
+        if ascii("8BPS") { return "psd" }
+        if isSVG(b) { return "svg" }
+        return nil
+    }
+
+    /// File name extensions of image formats (lower case, without the dot).
+    public static let imageExtensions: Set<String> = [
+        "jpg", "jpeg", "jpe", "jfif", "png", "gif", "webp", "tif", "tiff", "heic", "heif", "avif",
+        "bmp", "svg", "svgz", "pdf", "jxl", "jp2", "j2k", "ppm", "pgm", "pbm", "pnm", "pfm", "hdr",
+        "exr", "psd", "ico", "dng", "cr2", "nef", "arw", "orf", "rw2", "raw",
+    ]
+
+    /// Whether `name` ends like an image file.
+    public static func isNamedLikeImage(_ name: String) -> Bool {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return false }
+        return imageExtensions.contains(name[name.index(after: dot)...].lowercased())
+    }
+
+    private static func isSVG(_ b: [UInt8]) -> Bool {
+        var text = String(decoding: b, as: UTF8.self)
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        let trimmed = text.drop(while: { $0.isWhitespace })
+        guard trimmed.hasPrefix("<") else { return false }
+        return trimmed.contains("<svg")
+    }
+}

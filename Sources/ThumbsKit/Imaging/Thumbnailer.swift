@@ -1,0 +1,321 @@
+import CVips
+import CVipsShim
+import Foundation
+
+/// What the header of a source image says, after EXIF orientation.
+public struct SourceImageInfo: Sendable, Hashable {
+    /// The format's short name: jpeg, png, gif, webp, avif, heif, tiff, svg…
+    public var format: String
+    /// Width and height as displayed (orientation applied).
+    public var width: Int
+    public var height: Int
+    /// EXIF orientation, 1 when absent or invalid.
+    public var orientation: Int
+}
+
+/// One encoded thumbnail, ready to be written.
+public struct RenderedThumbnail: Sendable {
+    public var size: ThumbSize
+    public var width: Int
+    public var height: Int
+    /// The concrete format (never `.auto`).
+    public var format: OutputFormat
+    public var data: Data
+}
+
+/// Limits checked before any pixel is decoded.
+public struct DecodeLimits: Sendable, Hashable {
+    public var maxPixels: Int
+    public var failOn: FailOn
+
+    public init(maxPixels: Int = 268_402_689, failOn: FailOn = .error) {
+        self.maxPixels = maxPixels
+        self.failOn = failOn
+    }
+}
+
+/// Turns the bytes of one image into its thumbnails through libvips.
+///
+/// Blocking and CPU-bound: call it on the decoding pool, never on Swift's
+/// cooperative threads. Every libvips handle is created and released inside
+/// one call; only plain values come out.
+public enum Thumbnailer {
+    /// Reads only the header: format, displayed size, orientation. Refuses an
+    /// image over `limits.maxPixels` before any pixel is decoded.
+    public static func inspect(_ bytes: UnsafeRawBufferPointer, limits: DecodeLimits) throws(ItemError) -> SourceImageInfo {
+        try openHeader(bytes, limits: limits).info
+    }
+
+    /// Decodes once (shrinking on load as far as the largest box allows) and
+    /// renders one thumbnail per size in `settings`.
+    public static func render(
+        _ bytes: UnsafeRawBufferPointer,
+        settings: OutputSettings,
+        limits: DecodeLimits
+    ) throws(ItemError) -> (SourceImageInfo, [RenderedThumbnail]) {
+        let header = try openHeader(bytes, limits: limits)
+        let info = header.info
+        let plans = settings.sizes.map {
+            ThumbnailGeometry(sourceWidth: info.width, sourceHeight: info.height, box: $0, fit: settings.fit, enlarge: settings.enlarge)
+        }
+        do {
+            let base = try load(bytes, header: header, plans: plans, limits: limits, reusable: plans.count > 1)
+            var outputs: [RenderedThumbnail] = []
+            for (size, plan) in zip(settings.sizes, plans) {
+                outputs.append(try renderOne(base, info: info, size: size, plan: plan, settings: settings))
+            }
+            return (info, outputs)
+        } catch {
+            throw ItemError.decode("cannot decode \(info.format) image: \(error.message)")
+        }
+    }
+
+    // MARK: - Header
+
+    private struct Header {
+        var image: VipsImageRef
+        var loader: String
+        var info: SourceImageInfo
+    }
+
+    private static func openHeader(_ bytes: UnsafeRawBufferPointer, limits: DecodeLimits) throws(ItemError) -> Header {
+        guard let base = bytes.baseAddress, bytes.count > 0 else {
+            throw ItemError.decode("the file is empty (0 bytes)")
+        }
+        var image: UnsafeMutablePointer<VipsImage>?
+        var loaderName: UnsafePointer<CChar>?
+        let status = shim_header_from_buffer(base, bytes.count, Int32(limits.failOn.vipsValue.rawValue), &image, &loaderName)
+        guard let loaderName else {
+            _ = VipsRuntime.lastError()
+            throw ItemError.unsupported("not an image format thumbs can read (\(describeSignature(bytes)))")
+        }
+        let loader = String(cString: loaderName)
+        guard status == 0, let image else {
+            let detail = VipsRuntime.lastError() ?? "unreadable header"
+            throw ItemError.decode("cannot read the \(formatName(loader: loader, image: nil)) header: \(detail)")
+        }
+        let ref = VipsImageRef(image)
+        let width = ref.width, pageHeight = ref.pageHeight
+        let orientation = ref.orientation
+        let swapped = orientation >= 5
+        let info = SourceImageInfo(
+            format: formatName(loader: loader, image: ref),
+            width: swapped ? pageHeight : width,
+            height: swapped ? width : pageHeight,
+            orientation: orientation
+        )
+        let pixels = width.multipliedReportingOverflow(by: pageHeight)
+        if pixels.overflow || pixels.partialValue > limits.maxPixels {
+            throw ItemError.tooLarge(
+                "\(width)×\(pageHeight) is \(megapixels(width, pageHeight)) MP, over the limit of \(megapixels(limits.maxPixels, 1)) MP; raise --max-pixels to process it"
+            )
+        }
+        return Header(image: ref, loader: loader, info: info)
+    }
+
+    // MARK: - Decoding
+
+    private static func load(
+        _ bytes: UnsafeRawBufferPointer,
+        header: Header,
+        plans: [ThumbnailGeometry],
+        limits: DecodeLimits,
+        reusable: Bool
+    ) throws(VipsFailure) -> VipsImageRef {
+        let stored = storedSize(of: header)
+        // The largest resized image any box needs, in stored orientation.
+        let swapped = header.info.orientation >= 5
+        var needW = 1, needH = 1
+        for plan in plans {
+            needW = max(needW, swapped ? plan.resizedHeight : plan.resizedWidth)
+            needH = max(needH, swapped ? plan.resizedWidth : plan.resizedHeight)
+        }
+        var shrink: Int32 = 1
+        var scale = 1.0
+        if header.loader.hasPrefix("jpegload") {
+            shrink = Int32(ThumbnailGeometry.jpegShrink(sourceWidth: stored.width, sourceHeight: stored.height, neededWidth: needW, neededHeight: needH))
+        } else if header.loader.hasPrefix("webpload") {
+            let s = max(Double(needW) / Double(stored.width), Double(needH) / Double(stored.height))
+            if s < 1 { scale = s }
+        } else if header.loader.hasPrefix("svgload") || header.loader.hasPrefix("pdfload") {
+            scale = max(Double(needW) / Double(stored.width), Double(needH) / Double(stored.height))
+        }
+        var out: UnsafeMutablePointer<VipsImage>?
+        guard shim_load_from_buffer(bytes.baseAddress, bytes.count, header.loader, shrink, scale, Int32(limits.failOn.vipsValue.rawValue), &out) == 0,
+              let out
+        else {
+            throw VipsFailure(operation: "load", message: VipsRuntime.lastError() ?? "load failed")
+        }
+        var image = VipsImageRef(out)
+        if vips_image_get_coding(image.pointer) != VIPS_CODING_NONE {
+            image = try image.apply("decode") { vips_image_decode($0, $1) }
+        }
+        if reusable {
+            // Several boxes read the same decoded pixels: decode once into memory.
+            guard let copy = vips_image_copy_memory(image.pointer) else {
+                throw VipsFailure(operation: "copy_memory", message: VipsRuntime.lastError() ?? "decode failed")
+            }
+            image = VipsImageRef(copy)
+        }
+        return image
+    }
+
+    private static func storedSize(of header: Header) -> (width: Int, height: Int) {
+        header.info.orientation >= 5
+            ? (header.info.height, header.info.width)
+            : (header.info.width, header.info.height)
+    }
+
+    // MARK: - One thumbnail
+
+    private static func renderOne(
+        _ base: VipsImageRef,
+        info: SourceImageInfo,
+        size: ThumbSize,
+        plan: ThumbnailGeometry,
+        settings: OutputSettings
+    ) throws(VipsFailure) -> RenderedThumbnail {
+        var image = base
+        let swapped = info.orientation >= 5
+        let targetW = swapped ? plan.resizedHeight : plan.resizedWidth
+        let targetH = swapped ? plan.resizedWidth : plan.resizedHeight
+
+        // Resize in the stored orientation, premultiplied when there is alpha
+        // so that transparent pixels do not bleed their colour.
+        if image.width != targetW || image.height != targetH {
+            let alpha = image.hasAlpha
+            let format = image.bandFormat
+            if alpha { image = try image.apply("premultiply") { shim_premultiply($0, $1) } }
+            let h = Double(targetW) / Double(image.width), v = Double(targetH) / Double(image.height)
+            image = try image.apply("resize") { shim_resize($0, $1, h, v) }
+            if alpha {
+                image = try image.apply("unpremultiply") { shim_unpremultiply($0, $1) }
+                image = try image.apply("cast") { shim_cast($0, $1, format, 0) }
+            }
+            if image.width > targetW || image.height > targetH {
+                let w = min(image.width, targetW), hh = min(image.height, targetH)
+                image = try image.apply("extract_area") { shim_extract_area($0, $1, 0, 0, Int32(w), Int32(hh)) }
+            }
+        }
+
+        image = try toSRGB8(image)
+        image = try image.apply("autorot") { shim_autorot($0, $1) }
+
+        if settings.fit == .cover, image.width > plan.width || image.height > plan.height {
+            let interesting = settings.crop.vipsValue
+            let w = Int32(plan.width), h = Int32(plan.height)
+            image = try image.apply("smartcrop") { shim_smartcrop($0, $1, w, h, Int32(interesting.rawValue)) }
+        }
+
+        let format: OutputFormat
+        switch settings.format {
+        case .auto: format = image.hasAlpha ? .png : .jpeg
+        default: format = settings.format
+        }
+        if format == .jpeg, image.hasAlpha {
+            image = try image.apply("flatten") { shim_flatten($0, $1, 255) }
+            image = try image.apply("cast") { shim_cast($0, $1, VIPS_FORMAT_UCHAR, 0) }
+        }
+
+        let data = try encode(image, format: format, quality: settings.quality, strip: !settings.keepMetadata)
+        return RenderedThumbnail(size: size, width: image.width, height: image.height, format: format, data: data)
+    }
+
+    /// Converts any input (CMYK, grey, 16-bit, ICC-tagged, Lab…) to 8-bit
+    /// sRGB, keeping an alpha channel if there is one.
+    private static func toSRGB8(_ input: VipsImageRef) throws(VipsFailure) -> VipsImageRef {
+        var image = input
+        let isCMYK = image.interpretation == VIPS_INTERPRETATION_CMYK
+        if image.hasICCProfile || isCMYK {
+            do {
+                image = try image.apply("icc_transform") { shim_icc_to_srgb($0, $1, isCMYK ? 1 : 0) }
+            } catch {
+                // A broken or unusual profile: fall back to a plain conversion.
+            }
+        }
+        if image.interpretation != VIPS_INTERPRETATION_sRGB || image.bandFormat != VIPS_FORMAT_UCHAR {
+            image = try image.apply("colourspace") { shim_colourspace($0, $1, VIPS_INTERPRETATION_sRGB) }
+        }
+        if image.bandFormat != VIPS_FORMAT_UCHAR {
+            let shift: Int32 = image.bandFormat == VIPS_FORMAT_USHORT ? 1 : 0
+            image = try image.apply("cast") { shim_cast($0, $1, VIPS_FORMAT_UCHAR, shift) }
+        }
+        if image.bands > 4 {
+            image = try image.apply("extract_band") { shim_extract_band($0, $1, 0, 4) }
+        }
+        return image
+    }
+
+    private static func encode(_ image: VipsImageRef, format: OutputFormat, quality: Int, strip: Bool) throws(VipsFailure) -> Data {
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        let q = Int32(quality), s: Int32 = strip ? 1 : 0
+        let status: Int32
+        switch format {
+        case .jpeg, .auto: status = shim_jpegsave(image.pointer, &buffer, &length, q, s)
+        case .webp: status = shim_webpsave(image.pointer, &buffer, &length, q, s)
+        case .avif: status = shim_avifsave(image.pointer, &buffer, &length, q, s)
+        case .png: status = shim_pngsave(image.pointer, &buffer, &length, s)
+        }
+        guard status == 0, let buffer else {
+            throw VipsFailure(operation: "save", message: VipsRuntime.lastError() ?? "encoding \(format.rawValue) failed")
+        }
+        defer { shim_free(buffer) }
+        return Data(bytes: buffer, count: length)
+    }
+
+    // MARK: - Names
+
+    private static func formatName(loader: String, image: VipsImageRef?) -> String {
+        var name = loader
+        for suffix in ["load_buffer", "load_source", "load"] where name.hasSuffix(suffix) {
+            name.removeLast(suffix.count)
+            break
+        }
+        switch name {
+        case "heif":
+            if let image, let compression = stringField(image, "heif-compression"), compression == "av1" { return "avif" }
+            return "heif"
+        case "magick", "magick7", "magick6": return "magick"
+        default: return name
+        }
+    }
+
+    private static func stringField(_ image: VipsImageRef, _ name: String) -> String? {
+        guard vips_image_get_typeof(image.pointer, name) != 0 else { return nil }
+        var value: UnsafePointer<CChar>?
+        guard vips_image_get_string(image.pointer, name, &value) == 0, let value else { return nil }
+        return String(cString: value)
+    }
+
+    private static func describeSignature(_ bytes: UnsafeRawBufferPointer) -> String {
+        let prefix = bytes.prefix(64)
+        let printable = prefix.filter { (0x20..<0x7f).contains($0) || $0 == 0x0a || $0 == 0x09 || $0 == 0x0d }
+        if printable.count == prefix.count { return "the content is text" }
+        return "unknown signature " + prefix.prefix(4).map { String(format: "%02x", $0) }.joined(separator: " ")
+    }
+
+    private static func megapixels(_ w: Int, _ h: Int) -> String {
+        String(format: "%.1f", Double(w) * Double(h) / 1_000_000)
+    }
+}
+
+extension FailOn {
+    var vipsValue: VipsFailOn {
+        switch self {
+        case .none: VIPS_FAIL_ON_NONE
+        case .truncated: VIPS_FAIL_ON_TRUNCATED
+        case .error: VIPS_FAIL_ON_ERROR
+        }
+    }
+}
+
+extension Crop {
+    var vipsValue: VipsInteresting {
+        switch self {
+        case .centre: VIPS_INTERESTING_CENTRE
+        case .attention: VIPS_INTERESTING_ATTENTION
+        case .entropy: VIPS_INTERESTING_ENTROPY
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import CVips
+import CVipsShim
+import Foundation
+
+/// libvips, initialised once per process and never shut down.
+///
+/// The operation cache is switched off: it keys on file names and arguments,
+/// and in a batch where every file is new it only holds memory.
+public enum VipsRuntime {
+    private static let initialised: Bool = {
+        let ok = shim_init(CommandLine.arguments.first ?? "thumbs") == 0
+        if ok {
+            shim_cache_off()
+            shim_quiet_warnings()
+        }
+        return ok
+    }()
+
+    /// Initialises libvips if that has not happened yet. Safe from any thread.
+    public static func start() throws(RunError) {
+        guard initialised else {
+            throw .fatal("libvips could not be initialised: \(lastError() ?? "unknown error")")
+        }
+    }
+
+    /// The libvips version, e.g. "8.14.1".
+    public static var version: String {
+        _ = initialised
+        return String(cString: vips_version_string())
+    }
+
+    /// Threads libvips uses inside one image. With `jobs` images decoded at
+    /// once, jobs × threads should be about the number of cores.
+    public static func setThreadsPerImage(_ count: Int) {
+        vips_concurrency_set(Int32(max(1, count)))
+    }
+
+    /// Blocks the loaders libvips marks untrusted (ImageMagick, MATLAB,
+    /// FITS…) unless `allowed`.
+    public static func setUntrustedLoaders(allowed: Bool) {
+        shim_block_untrusted(allowed ? 0 : 1)
+    }
+
+    /// Takes the libvips error buffer, thread-safely, as one readable line.
+    static func lastError() -> String? {
+        guard let copy = vips_error_buffer_copy() else { return nil }
+        defer { g_free(copy) }
+        let text = String(cString: copy)
+            .split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        var seen = Set<String>()
+        let unique = text.filter { seen.insert($0).inserted }
+        return unique.isEmpty ? nil : unique.joined(separator: "; ")
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// What earlier runs left in OUT: the last manifest, plus the journal of a run
+/// that was interrupted or killed. Decides which sources a re-run may skip.
+struct PreviousRun: Sendable {
+    /// Records by item id; journal records win over the manifest's.
+    var items: [String: ManifestItem] = [:]
+    /// Ids in the order of the last manifest (to report sources gone since).
+    var order: [String] = []
+    /// Whether the earlier outputs were made with the current settings.
+    var settingsMatch = false
+    /// Whether the journal of an unfinished run was found.
+    var resumed = false
+
+    static let empty = PreviousRun()
+
+    static func load(manifestPath: String, journalPath: String, settings: OutputSettings) -> PreviousRun {
+        var previous = PreviousRun()
+        if FileManager.default.fileExists(atPath: manifestPath),
+           let manifest = try? ManifestCoding.readManifest(at: manifestPath) {
+            previous.settingsMatch = manifest.settings == settings
+            if previous.settingsMatch {
+                for item in manifest.items {
+                    previous.items[item.id] = item
+                    previous.order.append(item.id)
+                }
+            }
+        } else {
+            previous.settingsMatch = true
+        }
+        let journal = Journal.read(path: journalPath, settings: settings)
+        if !journal.isEmpty {
+            previous.resumed = true
+            for item in journal {
+                if previous.items[item.id] == nil { previous.order.append(item.id) }
+                previous.items[item.id] = item
+            }
+        }
+        return previous
+    }
+
+    /// The earlier record of `item` if the source has not changed since and
+    /// the outputs are still there, or nil when it must be processed.
+    /// Reads the outputs to check their size and hash: call it on the pool.
+    func unchangedRecord(for item: SourceItem, expectedPaths: [String], out: OutputDirectory) -> ManifestItem? {
+        guard settingsMatch, let record = items[item.id], record.status != .failed,
+              record.outputs.map(\.path) == expectedPaths
+        else { return nil }
+        switch item.origin {
+        case .file(_, let size, let modified):
+            guard record.bytes == size, let recorded = record.modified, abs(recorded - modified) < 1e-6 else { return nil }
+        case .remote, .unreadable:
+            return nil
+        }
+        for output in record.outputs {
+            guard OutputCheck.matches(output, at: out.absolute(output.path)) else { return nil }
+        }
+        return record
+    }
+}
+
+/// Whether an output file on disk is the one a manifest recorded.
+enum OutputCheck {
+    static func matches(_ output: ManifestOutput, at path: String) -> Bool {
+        guard let status = fileStatus(path), status.size == output.bytes,
+              let bytes = try? SourceBytes(path: path)
+        else { return false }
+        return bytes.sha256() == output.sha256
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+
+/// `OUT/manifest.json`: one entry per source image, in source order
+/// (schema `thumbs.manifest/1`, PRODUCT.md "Files written").
+public struct Manifest: Sendable, Codable, Equatable {
+    public static let schemaName = "thumbs.manifest/1"
+
+    public var schema: String = Manifest.schemaName
+    public var tool: Tool
+    public var startedAt: String
+    public var finishedAt: String
+    public var settings: OutputSettings
+    /// Set when this OUT holds one shard of a larger run.
+    public var shard: Shard?
+    /// True when the run was interrupted: `items` lists the finished ones only.
+    public var interrupted: Bool?
+    /// Sources of the previous manifest that were not found this run.
+    public var gone: [String]?
+    /// Counters that only the run knows (downloads, ignored files, wall time).
+    public var run: RunCounters?
+    public var items: [ManifestItem]
+
+    public struct Tool: Sendable, Codable, Equatable {
+        public var name: String
+        public var version: String
+        public var libvips: String
+
+        public init(name: String = "thumbs", version: String = ThumbsVersion.current, libvips: String) {
+            self.name = name
+            self.version = version
+            self.libvips = libvips
+        }
+    }
+
+    public init(
+        tool: Tool, startedAt: String, finishedAt: String, settings: OutputSettings,
+        shard: Shard? = nil, interrupted: Bool? = nil, gone: [String]? = nil,
+        run: RunCounters? = nil, items: [ManifestItem]
+    ) {
+        self.tool = tool
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.settings = settings
+        self.shard = shard
+        self.interrupted = interrupted
+        self.gone = gone
+        self.run = run
+        self.items = items
+    }
+}
+
+/// The run-level numbers stats.json needs that items cannot give.
+public struct RunCounters: Sendable, Codable, Equatable {
+    public var ignored: Int = 0
+    public var wallSeconds: Double = 0
+    public var downloads: DownloadCounters = DownloadCounters()
+
+    public init(ignored: Int = 0, wallSeconds: Double = 0, downloads: DownloadCounters = DownloadCounters()) {
+        self.ignored = ignored
+        self.wallSeconds = wallSeconds
+        self.downloads = downloads
+    }
+}
+
+/// Counters of HTTP traffic (stats.json `downloads`).
+public struct DownloadCounters: Sendable, Codable, Equatable {
+    public var requests = 0
+    public var ok = 0
+    public var failed = 0
+    public var retries = 0
+    public var notModified = 0
+    public var bytes: Int64 = 0
+    public var pages = 0
+    public var byStatus: SortedMap<Int> = [:]
+
+    public init() {}
+
+    public mutating func add(_ other: DownloadCounters) {
+        requests += other.requests
+        ok += other.ok
+        failed += other.failed
+        retries += other.retries
+        notModified += other.notModified
+        bytes += other.bytes
+        pages += other.pages
+        for (status, n) in other.byStatus.values { byStatus[status] = (byStatus[status] ?? 0) + n }
+    }
+}
+
+public enum ItemStatus: String, Sendable, Codable, CaseIterable {
+    case ok, unchanged, duplicate, failed
+}
+
+/// One source image in the manifest.
+public struct ManifestItem: Sendable, Codable, Equatable {
+    public var id: String
+    public var source: String
+    public var status: ItemStatus
+    public var sha256: String?
+    public var bytes: Int64?
+    public var format: String?
+    public var width: Int?
+    public var height: Int?
+    public var orientation: Int?
+    public var outputs: [ManifestOutput]
+    public var duplicateOf: String?
+    public var download: DownloadRecord?
+    public var meta: [String: JSONValue]?
+    public var error: ErrorRecord?
+    public var ms: Double
+    /// Modification time of a file source (seconds since 1970): with `bytes`
+    /// it tells a re-run whether the file changed.
+    public var modified: Double?
+
+    public init(
+        id: String, source: String, status: ItemStatus, sha256: String? = nil, bytes: Int64? = nil,
+        format: String? = nil, width: Int? = nil, height: Int? = nil, orientation: Int? = nil,
+        outputs: [ManifestOutput] = [], duplicateOf: String? = nil, download: DownloadRecord? = nil,
+        meta: [String: JSONValue]? = nil, error: ErrorRecord? = nil, ms: Double = 0, modified: Double? = nil
+    ) {
+        self.id = id
+        self.source = source
+        self.status = status
+        self.sha256 = sha256
+        self.bytes = bytes
+        self.format = format
+        self.width = width
+        self.height = height
+        self.orientation = orientation
+        self.outputs = outputs
+        self.duplicateOf = duplicateOf
+        self.download = download
+        self.meta = meta
+        self.error = error
+        self.ms = ms
+        self.modified = modified
+    }
+}
+
+public struct ManifestOutput: Sendable, Codable, Equatable {
+    /// The size as given (`256`, `320x240`).
+    public var size: String
+    /// Relative to OUT.
+    public var path: String
+    public var width: Int
+    public var height: Int
+    public var bytes: Int64
+    public var format: String
+    public var sha256: String
+
+    public init(size: String, path: String, width: Int, height: Int, bytes: Int64, format: String, sha256: String) {
+        self.size = size
+        self.path = path
+        self.width = width
+        self.height = height
+        self.bytes = bytes
+        self.format = format
+        self.sha256 = sha256
+    }
+}
+
+public struct DownloadRecord: Sendable, Codable, Equatable {
+    public var url: String
+    public var status: Int?
+    public var bytes: Int64
+    public var attempts: Int
+    public var ms: Double
+    /// Validators for the next run's conditional request.
+    public var etag: String?
+    public var lastModified: String?
+
+    public init(url: String, status: Int?, bytes: Int64, attempts: Int, ms: Double, etag: String? = nil, lastModified: String? = nil) {
+        self.url = url
+        self.status = status
+        self.bytes = bytes
+        self.attempts = attempts
+        self.ms = ms
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+}
+
+public struct ErrorRecord: Sendable, Codable, Equatable {
+    public var code: String
+    public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public init(_ error: ItemError) {
+        self.init(code: error.code.rawValue, message: error.message)
+    }
+}
+
+public enum ThumbsVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,70 @@
+/// How a box is filled.
+public enum Fit: String, Sendable, Codable, CaseIterable {
+    /// Keep the aspect ratio and fit inside the box.
+    case inside
+    /// Fill the box and crop what overflows.
+    case cover
+}
+
+/// Which part of the image `--fit cover` keeps.
+public enum Crop: String, Sendable, Codable, CaseIterable {
+    case centre, attention, entropy
+}
+
+/// The encoding of thumbnails.
+public enum OutputFormat: String, Sendable, Codable, CaseIterable {
+    case jpeg, webp, avif, png
+    /// JPEG, or PNG for images with an alpha channel.
+    case auto
+
+    /// The file name extension of a concrete format.
+    public var fileExtension: String {
+        switch self {
+        case .jpeg, .auto: "jpg"
+        case .webp: "webp"
+        case .avif: "avif"
+        case .png: "png"
+        }
+    }
+}
+
+/// How strict decoding is (libvips `fail_on`).
+public enum FailOn: String, Sendable, Codable, CaseIterable {
+    /// Decode what can be decoded, never fail on damage.
+    case none
+    /// Fail on truncated images only.
+    case truncated
+    /// Fail on any decoder error.
+    case error
+}
+
+/// Everything that changes the thumbnails themselves. Two runs with equal
+/// settings produce byte-identical outputs from identical sources, so a re-run
+/// compares these with the previous manifest's before skipping anything.
+public struct OutputSettings: Sendable, Hashable, Codable {
+    public var sizes: [ThumbSize]
+    public var fit: Fit
+    public var crop: Crop
+    public var enlarge: Bool
+    public var format: OutputFormat
+    public var quality: Int
+    public var keepMetadata: Bool
+
+    public init(
+        sizes: [ThumbSize] = [ThumbSize(width: 256, height: 256)],
+        fit: Fit = .inside,
+        crop: Crop = .centre,
+        enlarge: Bool = false,
+        format: OutputFormat = .jpeg,
+        quality: Int = 80,
+        keepMetadata: Bool = false
+    ) {
+        self.sizes = sizes
+        self.fit = fit
+        self.crop = crop
+        self.enlarge = enlarge
+        self.format = format
+        self.quality = quality
+        self.keepMetadata = keepMetadata
+    }
+}

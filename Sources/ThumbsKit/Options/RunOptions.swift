@@ -1,0 +1,149 @@
+import Foundation
+
+/// Everything `thumbs run` was asked to do. The executable fills this from the
+/// command line; tests fill it directly.
+public struct RunOptions: Sendable {
+    /// Directories, image files, list files, list URLs or `-`.
+    public var sources: [String]
+    public var outputDirectory: String
+    public var output: OutputSettings
+    /// Images decoded at once.
+    public var jobs: Int
+    /// Downloads at once.
+    public var downloadJobs: Int
+    /// At most this many requests per second to one host; nil for no limit.
+    public var rate: Double?
+    public var retries: Int
+    /// Per-request timeout in seconds.
+    public var timeout: Double
+    public var maxPixels: Int
+    public var maxBytes: Int
+    public var failOn: FailOn
+    public var allowUntrusted: Bool
+    public var maxFailures: FailureBudget
+    public var force: Bool
+    public var dryRun: Bool
+    public var shard: Shard?
+    public var writeReport: Bool
+    public var urlField: String?
+    public var maxPages: Int?
+    /// Remove outputs of sources that are gone since the previous run.
+    public var prune: Bool
+    public var progress: ProgressMode
+    public var verbosity: Verbosity
+    public var logFormat: LogFormat
+
+    public init(
+        sources: [String],
+        outputDirectory: String = "thumbs-out",
+        output: OutputSettings = OutputSettings(),
+        jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
+        downloadJobs: Int = 8,
+        rate: Double? = nil,
+        retries: Int = 3,
+        timeout: Double = 30,
+        maxPixels: Int = 268_402_689,
+        maxBytes: Int = 256 << 20,
+        failOn: FailOn = .error,
+        allowUntrusted: Bool = false,
+        maxFailures: FailureBudget = .count(0),
+        force: Bool = false,
+        dryRun: Bool = false,
+        shard: Shard? = nil,
+        writeReport: Bool = true,
+        urlField: String? = nil,
+        maxPages: Int? = nil,
+        prune: Bool = false,
+        progress: ProgressMode = .auto,
+        verbosity: Verbosity = .normal,
+        logFormat: LogFormat = .text
+    ) {
+        self.sources = sources
+        self.outputDirectory = outputDirectory
+        self.output = output
+        self.jobs = jobs
+        self.downloadJobs = downloadJobs
+        self.rate = rate
+        self.retries = retries
+        self.timeout = timeout
+        self.maxPixels = maxPixels
+        self.maxBytes = maxBytes
+        self.failOn = failOn
+        self.allowUntrusted = allowUntrusted
+        self.maxFailures = maxFailures
+        self.force = force
+        self.dryRun = dryRun
+        self.shard = shard
+        self.writeReport = writeReport
+        self.urlField = urlField
+        self.maxPages = maxPages
+        self.prune = prune
+        self.progress = progress
+        self.verbosity = verbosity
+        self.logFormat = logFormat
+    }
+}
+
+/// `--max-failures N` or `--max-failures P%`.
+public enum FailureBudget: Sendable, Hashable, CustomStringConvertible {
+    case count(Int)
+    case percent(Double)
+
+    public init?(parsing text: String) {
+        if text.hasSuffix("%") {
+            guard let value = Double(text.dropLast()), value >= 0, value <= 100 else { return nil }
+            self = .percent(value)
+        } else {
+            guard let value = Int(text), value >= 0 else { return nil }
+            self = .count(value)
+        }
+    }
+
+    /// Whether `failed` failures out of `total` items exceed the budget.
+    public func isExceeded(failed: Int, total: Int) -> Bool {
+        switch self {
+        case .count(let limit): failed > limit
+        case .percent(let limit): total > 0 && Double(failed) * 100 > limit * Double(total)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .count(let n): "\(n)"
+        case .percent(let p): "\(p)%"
+        }
+    }
+}
+
+/// `--shard I/N`: this process handles shard `index` (0-based) of `count`.
+public struct Shard: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var index: Int
+    public var count: Int
+
+    public init?(index: Int, count: Int) {
+        guard count >= 1, (0..<count).contains(index) else { return nil }
+        self.index = index
+        self.count = count
+    }
+
+    public init?(parsing text: String) {
+        let parts = text.split(separator: "/")
+        guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]) else { return nil }
+        self.init(index: i, count: n)
+    }
+
+    public var description: String { "\(index)/\(count)" }
+}
+
+public enum ProgressMode: String, Sendable, CaseIterable {
+    case auto, always, never
+}
+
+public enum Verbosity: Int, Sendable, Comparable {
+    case quiet, normal, verbose
+    public static func < (a: Verbosity, b: Verbosity) -> Bool { a.rawValue < b.rawValue }
+}
+
+public enum LogFormat: String, Sendable, CaseIterable {
+    case text, json
+}

@@ -1,0 +1,62 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes files so that a final name only ever holds a complete file.
+///
+/// The bytes go to a temporary file in OUT's state folder (same file system),
+/// are flushed to disk, and the file is renamed into place. A crash at any
+/// moment leaves either the old file or the new one under the final name,
+/// never a part of one; leftover temporary files are swept by the next run.
+public struct AtomicFile: Sendable {
+    public let temporaryDirectory: String
+    /// Flush file data to disk before the rename (survives power loss).
+    public var synchronise: Bool
+
+    public init(temporaryDirectory: String, synchronise: Bool = true) {
+        self.temporaryDirectory = temporaryDirectory
+        self.synchronise = synchronise
+    }
+
+    /// Writes `data` to `path`, creating parent folders.
+    public func write(_ data: Data, to path: String) throws(ItemError) {
+        let temp = temporaryDirectory + "/" + UUID().uuidString + ".tmp"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw ItemError.io("cannot write \(path): \(errnoText())") }
+        var ok = data.withUnsafeBytes { raw -> Bool in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += n
+            }
+            return true
+        }
+        var failure = ok ? 0 : errno
+        if ok && synchronise && fsync(fd) != 0 { ok = false; failure = errno }
+        close(fd)
+        guard ok else {
+            unlink(temp)
+            throw ItemError.io("cannot write \(path): \(errnoText(failure))")
+        }
+        if rename(temp, path) != 0 {
+            if errno == ENOENT || errno == ENOTDIR {
+                makeParents(of: path)
+            }
+            if rename(temp, path) != 0 {
+                let code = errno
+                unlink(temp)
+                throw ItemError.io("cannot write \(path): \(errnoText(code))")
+            }
+        }
+    }
+
+    private func makeParents(of path: String) {
+        let parent = (path as NSString).deletingLastPathComponent
+        try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// OUT: thumbnails, manifest, stats, report, and the state folder `.thumbs`
+/// (lock, journal, temporary files) that makes re-runs and interruptions safe.
+public final class OutputDirectory: Sendable {
+    public let root: String
+    public let stateDirectory: String
+    public let temporaryDirectory: String
+    public let writer: AtomicFile
+    private let lockDescriptor: Int32
+
+    public var manifestPath: String { root + "/manifest.json" }
+    public var statsPath: String { root + "/stats.json" }
+    public var reportPath: String { root + "/report.html" }
+    public var journalPath: String { stateDirectory + "/journal.ndjson" }
+
+    /// Creates OUT if needed, takes its lock and sweeps temporary files left by
+    /// a run that was killed. Exit 3 when OUT cannot be written or another run
+    /// holds it.
+    public init(path: String, synchronise: Bool = true) throws(RunError) {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        root = absolute
+        stateDirectory = absolute + "/.thumbs"
+        temporaryDirectory = stateDirectory + "/tmp"
+        writer = AtomicFile(temporaryDirectory: temporaryDirectory, synchronise: synchronise)
+        do {
+            try FileManager.default.createDirectory(atPath: temporaryDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw .fatal("cannot write to output folder \(path): \(Self.reason(error)); choose another --out or fix its permissions")
+        }
+        let fd = open(stateDirectory + "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw .fatal("cannot write to output folder \(path): \(errnoText()); choose another --out or fix its permissions")
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            throw .fatal("another thumbs run is using \(path) (locked); wait for it to finish or choose another --out")
+        }
+        lockDescriptor = fd
+        // Only the lock holder reaches here, so every temporary file is stale.
+        if let leftovers = try? FileManager.default.contentsOfDirectory(atPath: temporaryDirectory) {
+            for name in leftovers { unlink(temporaryDirectory + "/" + name) }
+        }
+        let probe = stateDirectory + "/.probe-\(getpid())"
+        guard FileManager.default.createFile(atPath: probe, contents: Data()) else {
+            throw .fatal("cannot write to output folder \(path); choose another --out or fix its permissions")
+        }
+        unlink(probe)
+    }
+
+    deinit {
+        flock(lockDescriptor, LOCK_UN)
+        close(lockDescriptor)
+    }
+
+    /// Absolute path of a path relative to OUT.
+    public func absolute(_ relative: String) -> String { root + "/" + relative }
+
+    /// Writes a whole file atomically; failures here end the run (exit 3).
+    public func writeFinal(_ data: Data, to path: String) throws(RunError) {
+        do {
+            try writer.write(data, to: path)
+        } catch {
+            throw .fatal(error.message)
+        }
+    }
+
+    private static func reason(_ error: Error) -> String {
+        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+    }
+}

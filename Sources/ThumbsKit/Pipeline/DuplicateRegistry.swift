@@ -1,0 +1,50 @@
+/// Makes identical source bytes decode once per run.
+///
+/// The first item with a given SHA-256 leads and decodes; the others wait for
+/// its outcome and then only link or copy its outputs under their own names.
+actor DuplicateRegistry {
+    struct Outcome: Sendable {
+        var leaderID: String
+        var info: SourceImageInfo?
+        var outputs: [ManifestOutput]
+        var error: ItemError?
+    }
+
+    enum Claim: Sendable {
+        case leader
+        case follower(Outcome)
+    }
+
+    private enum Entry {
+        case running(waiters: [CheckedContinuation<Outcome, Never>])
+        case done(Outcome)
+    }
+
+    private var entries: [String: Entry] = [:]
+
+    func claim(_ sha256: String) async -> Claim {
+        switch entries[sha256] {
+        case nil:
+            entries[sha256] = .running(waiters: [])
+            return .leader
+        case .done(let outcome):
+            return .follower(outcome)
+        case .running:
+            let outcome = await withCheckedContinuation { continuation in
+                switch entries[sha256] {
+                case .running(let waiters)?: entries[sha256] = .running(waiters: waiters + [continuation])
+                case .done(let outcome)?: continuation.resume(returning: outcome)
+                case nil: preconditionFailure("duplicate entry vanished")
+                }
+            }
+            return .follower(outcome)
+        }
+    }
+
+    func finish(_ sha256: String, _ outcome: Outcome) {
+        if case .running(let waiters) = entries[sha256] {
+            for waiter in waiters { waiter.resume(returning: outcome) }
+        }
+        entries[sha256] = .done(outcome)
+    }
+}

@@ -1,0 +1,256 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Does the work of one item: checks whether it is unchanged, reads and
+/// hashes it, decodes it once (or links the outputs of an identical source),
+/// writes its thumbnails, and returns its manifest record.
+///
+/// Every blocking step runs on the decode pool; this type only awaits.
+struct ItemProcessor: Sendable {
+    let settings: OutputSettings
+    let limits: DecodeLimits
+    let out: OutputDirectory
+    let pool: DecodePool
+    let previous: PreviousRun
+    let force: Bool
+    let registry = DuplicateRegistry()
+    /// Fetches remote items to a local file; nil when there are no lists.
+    let fetcher: (any RemoteFetching)?
+
+    /// Output paths (relative to OUT) of an item, per size, for a format.
+    func outputPath(_ item: SourceItem, size: ThumbSize, format: OutputFormat) -> String {
+        "\(size.label)/\(item.outputName).\(format.fileExtension)"
+    }
+
+    func process(_ item: SourceItem) async -> ManifestItem {
+        let clock = ContinuousClock.now
+        var record = await processTimed(item)
+        record.ms = Self.milliseconds(since: clock)
+        return record
+    }
+
+    private func processTimed(_ item: SourceItem) async -> ManifestItem {
+        switch item.origin {
+        case .unreadable(let path, let reason):
+            return failed(item, ItemError.io("\(path): \(reason)"))
+        case .file(let path, let size, let modified):
+            if !force, let record = await unchanged(item) { return record }
+            do {
+                let bytes = try await pool.run { () throws(ItemError) -> SourceBytes in try SourceBytes(path: path) }
+                var record = await decodeOnce(item, bytes: bytes)
+                record.bytes = Int64(bytes.count)
+                record.modified = size == Int64(bytes.count) ? modified : fileStatus(path)?.modified
+                return record
+            } catch {
+                return failed(item, (error as? ItemError) ?? .io("\(path): \(error)"))
+            }
+        case .remote:
+            guard let fetcher else { return failed(item, .download("photo lists are not available")) }
+            let previousRecord = force ? nil : previous.items[item.id]
+            let fetched = await fetcher.fetch(item, previous: previous.settingsMatch ? previousRecord : nil)
+            switch fetched {
+            case .failed(let error, let download):
+                var record = failed(item, error)
+                record.download = download
+                return record
+            case .notModified(let download):
+                if let previousRecord, previousRecord.status != .failed,
+                   await outputsIntact(previousRecord, item: item) {
+                    var record = previousRecord
+                    record.status = .unchanged
+                    record.duplicateOf = nil
+                    record.download = download
+                    record.meta = Self.meta(of: item)
+                    return record
+                }
+                // The server says unchanged but our outputs are gone: fetch again.
+                let again = await fetcher.fetch(item, previous: nil)
+                return await finishRemote(item, again)
+            case .downloaded:
+                return await finishRemote(item, fetched)
+            }
+        }
+    }
+
+    private func finishRemote(_ item: SourceItem, _ fetched: FetchResult) async -> ManifestItem {
+        switch fetched {
+        case .failed(let error, let download):
+            var record = failed(item, error)
+            record.download = download
+            return record
+        case .notModified(let download):
+            var record = failed(item, .download("the server answered 304 Not Modified to an unconditional request"))
+            record.download = download
+            return record
+        case .downloaded(let file, let download):
+            defer { unlink(file) }
+            do {
+                let bytes = try await pool.run { () throws(ItemError) -> SourceBytes in try SourceBytes(path: file) }
+                var record = await decodeOnce(item, bytes: bytes)
+                record.bytes = Int64(bytes.count)
+                record.download = download
+                return record
+            } catch {
+                var record = failed(item, (error as? ItemError) ?? .io("\(error)"))
+                record.download = download
+                return record
+            }
+        }
+    }
+
+    // MARK: - Unchanged
+
+    private func unchanged(_ item: SourceItem) async -> ManifestItem? {
+        guard let earlier = previous.items[item.id], earlier.status != .failed else { return nil }
+        let expected = earlier.outputs.map(\.path)
+        // The recorded paths must still be the ones this run would write.
+        let wanted = settings.sizes.map { size in
+            earlier.outputs.first(where: { $0.size == size.label }).map { output in
+                outputPath(item, size: size, format: OutputFormat(rawValue: output.format) ?? settings.format)
+            } ?? ""
+        }
+        guard wanted == expected else { return nil }
+        let out = self.out, previous = self.previous
+        let record = try? await pool.run { previous.unchangedRecord(for: item, expectedPaths: expected, out: out) }
+        guard var record = record ?? nil else { return nil }
+        record.status = .unchanged
+        record.duplicateOf = nil
+        record.source = item.source
+        return record
+    }
+
+    private func outputsIntact(_ record: ManifestItem, item: SourceItem) async -> Bool {
+        let out = self.out
+        let expected = settings.sizes.map { size in
+            record.outputs.first(where: { $0.size == size.label }).map { output in
+                outputPath(item, size: size, format: OutputFormat(rawValue: output.format) ?? settings.format)
+            } ?? ""
+        }
+        guard expected == record.outputs.map(\.path) else { return false }
+        return (try? await pool.run {
+            record.outputs.allSatisfy { OutputCheck.matches($0, at: out.absolute($0.path)) }
+        }) ?? false
+    }
+
+    // MARK: - Decoding once
+
+    private func decodeOnce(_ item: SourceItem, bytes: SourceBytes) async -> ManifestItem {
+        let sha = (try? await pool.run { bytes.sha256() }) ?? ""
+        switch await registry.claim(sha) {
+        case .leader:
+            let outcome = await render(item, bytes: bytes)
+            await registry.finish(sha, outcome)
+            return record(item, sha: sha, outcome: outcome, status: .ok)
+        case .follower(let leader):
+            guard leader.error == nil else {
+                var record = record(item, sha: sha, outcome: leader, status: .failed)
+                record.error = ErrorRecord(code: leader.error!.code.rawValue, message: "same bytes as \(leader.leaderID): \(leader.error!.message)")
+                return record
+            }
+            let out = self.out
+            let targets = leader.outputs.map { output in
+                (output, "\(output.size)/\(item.outputName).\(OutputNamer.fileExtension(of: output.path))")
+            }
+            do {
+                let outputs = try await pool.run { () throws(ItemError) -> [ManifestOutput] in
+                    try targets.map { (output, path) throws(ItemError) -> ManifestOutput in
+                        try OutputLinker.link(out.absolute(output.path), to: out.absolute(path), writer: out.writer)
+                        var copy = output
+                        copy.path = path
+                        return copy
+                    }
+                }
+                var record = record(item, sha: sha, outcome: leader, status: .duplicate)
+                record.outputs = outputs
+                record.duplicateOf = leader.leaderID
+                return record
+            } catch {
+                return failed(item, (error as? ItemError) ?? .io("\(error)"))
+            }
+        }
+    }
+
+    private func render(_ item: SourceItem, bytes: SourceBytes) async -> DuplicateRegistry.Outcome {
+        let settings = self.settings, limits = self.limits, out = self.out
+        let paths = Dictionary(uniqueKeysWithValues: OutputFormat.allCases.flatMap { format in
+            settings.sizes.map { size in ("\(size.label)|\(format.rawValue)", outputPath(item, size: size, format: format)) }
+        })
+        do {
+            return try await pool.run { () throws(ItemError) -> DuplicateRegistry.Outcome in
+                let (info, thumbnails) = try bytes.withBytes { raw throws(ItemError) in
+                    try Thumbnailer.render(raw, settings: settings, limits: limits)
+                }
+                var outputs: [ManifestOutput] = []
+                for thumbnail in thumbnails {
+                    let path = paths["\(thumbnail.size.label)|\(thumbnail.format.rawValue)"]!
+                    try out.writer.write(thumbnail.data, to: out.absolute(path))
+                    outputs.append(ManifestOutput(
+                        size: thumbnail.size.label, path: path, width: thumbnail.width, height: thumbnail.height,
+                        bytes: Int64(thumbnail.data.count), format: thumbnail.format.rawValue,
+                        sha256: SHA256Hex.of(thumbnail.data)
+                    ))
+                }
+                return DuplicateRegistry.Outcome(leaderID: item.id, info: info, outputs: outputs, error: nil)
+            }
+        } catch {
+            let itemError = (error as? ItemError) ?? .decode("\(error)")
+            return DuplicateRegistry.Outcome(leaderID: item.id, info: nil, outputs: [], error: itemError)
+        }
+    }
+
+    // MARK: - Records
+
+    private func record(_ item: SourceItem, sha: String, outcome: DuplicateRegistry.Outcome, status: ItemStatus) -> ManifestItem {
+        var record = ManifestItem(id: item.id, source: item.source, status: outcome.error == nil ? status : .failed)
+        record.sha256 = sha.isEmpty ? nil : sha
+        record.format = outcome.info?.format
+        record.width = outcome.info?.width
+        record.height = outcome.info?.height
+        record.orientation = outcome.info?.orientation
+        record.outputs = outcome.outputs
+        record.error = outcome.error.map(ErrorRecord.init)
+        record.meta = Self.meta(of: item)
+        return record
+    }
+
+    private func failed(_ item: SourceItem, _ error: ItemError) -> ManifestItem {
+        var record = ManifestItem(id: item.id, source: item.source, status: .failed, error: ErrorRecord(error))
+        record.meta = Self.meta(of: item)
+        return record
+    }
+
+    static func meta(of item: SourceItem) -> [String: JSONValue]? {
+        if case .remote(_, let meta) = item.origin, !meta.isEmpty { return meta }
+        return nil
+    }
+
+    static func milliseconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        return (ms * 10).rounded() / 10
+    }
+}
+
+/// Gives a duplicate its own output files: a hard link where the file system
+/// allows it, else a copy; both land under the final name atomically.
+enum OutputLinker {
+    static func link(_ source: String, to target: String, writer: AtomicFile) throws(ItemError) {
+        if source == target { return }
+        let temp = writer.temporaryDirectory + "/" + UUID().uuidString + ".link"
+        if Glibc.link(source, temp) == 0 {
+            if rename(temp, target) == 0 { return }
+            if errno == ENOENT {
+                try? FileManager.default.createDirectory(
+                    atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                if rename(temp, target) == 0 { return }
+            }
+            unlink(temp)
+        }
+        guard let data = FileManager.default.contents(atPath: source) else {
+            throw ItemError.io("cannot copy \(source) to \(target): \(errnoText())")
+        }
+        try writer.write(data, to: target)
+    }
+}

@@ -1,0 +1,287 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `thumbs run`: discovers the sources, processes every item through a
+/// sliding window of tasks, and writes thumbnails, manifest, stats and report.
+public struct ThumbsRun: Sendable {
+    public var options: RunOptions
+    public var console: Console
+    public var interrupt: InterruptSignal
+
+    public init(options: RunOptions, console: Console = .silent, interrupt: InterruptSignal = InterruptSignal()) {
+        self.options = options
+        self.console = console
+        self.interrupt = interrupt
+    }
+
+    /// What a run ended with.
+    public struct Outcome: Sendable {
+        public var status: ExitStatus
+        public var manifest: Manifest?
+        public var statistics: Statistics?
+    }
+
+    public func run() async throws(RunError) -> Outcome {
+        try validate()
+        try VipsRuntime.start()
+        let jobs = max(1, options.jobs)
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        VipsRuntime.setThreadsPerImage(max(1, cores / jobs))
+        VipsRuntime.setUntrustedLoaders(allowed: options.allowUntrusted)
+
+        let started = Date()
+        let clock = ContinuousClock.now
+        var discovered = try await discover()
+        if let shard = options.shard {
+            discovered.items = discovered.items.filter { ShardPartition.contains($0.id, shard: shard) }
+        }
+        let items = discovered.items
+
+        if options.dryRun {
+            return dryRun(items, ignored: discovered.ignored)
+        }
+
+        let out = try OutputDirectory(path: options.outputDirectory)
+        let previous = options.force
+            ? PreviousRun.empty
+            : PreviousRun.load(manifestPath: out.manifestPath, journalPath: out.journalPath, settings: options.output)
+        let journal = Journal(path: out.journalPath)
+        try journal.open(settings: options.output, keepExisting: previous.resumed)
+
+        console.event("start", level: .info,
+                      "thumbs: \(items.count) images from \(options.sources.joined(separator: " ")) → \(out.root)"
+                        + (previous.resumed ? " (resuming an unfinished run)" : ""),
+                      fields: ["images": .number(Double(items.count)), "out": .string(out.root),
+                               "jobs": .number(Double(jobs)), "resumed": .bool(previous.resumed)])
+
+        let pool = DecodePool(threads: jobs)
+        let processor = ItemProcessor(
+            settings: options.output,
+            limits: DecodeLimits(maxPixels: options.maxPixels, failOn: options.failOn),
+            out: out, pool: pool, previous: previous, force: options.force,
+            fetcher: discovered.fetcher
+        )
+        interrupt.install { [console] in
+            console.event("interrupt", level: .warning,
+                          "interrupted: finishing the images in flight, then writing the manifest (press Ctrl-C again to stop at once)")
+        }
+        defer { interrupt.uninstall() }
+
+        let hasRemote = discovered.fetcher != nil
+        let window = jobs * 2 + (hasRemote ? max(1, options.downloadJobs) : 0)
+        var records = [ManifestItem?](repeating: nil, count: items.count)
+        var done = 0, failed = 0
+        await withTaskGroup(of: (Int, ManifestItem).self) { group in
+            var next = 0
+            while next < items.count && next < window {
+                let index = next, item = items[index]
+                group.addTask { (index, await processor.process(item)) }
+                next += 1
+            }
+            while let (index, record) = await group.next() {
+                records[index] = record
+                if record.status != .unchanged { journal.append(record) }
+                done += 1
+                report(record)
+                if record.status == .failed { failed += 1 }
+                let elapsed = Self.seconds(since: clock)
+                console.progress(done: done, total: items.count, failed: failed, elapsed: elapsed)
+                if next < items.count && !interrupt.isRaised {
+                    let index = next, item = items[index]
+                    group.addTask { (index, await processor.process(item)) }
+                    next += 1
+                }
+            }
+        }
+        await pool.shutdown()
+        console.endProgress()
+
+        let interrupted = interrupt.isRaised && records.contains(where: { $0 == nil })
+        var finalItems: [ManifestItem] = []
+        finalItems.reserveCapacity(items.count)
+        for (index, record) in records.enumerated() {
+            if let record {
+                finalItems.append(record)
+            } else if let earlier = previous.items[items[index].id] {
+                // Not reached before the interruption: keep what is on disk on record.
+                finalItems.append(earlier)
+            }
+        }
+        let currentIDs = Set(items.map(\.id))
+        let gone = options.shard == nil ? previous.order.filter { !currentIDs.contains($0) } : []
+        if options.prune, !interrupted {
+            prune(gone, previous: previous, keeping: finalItems, out: out)
+        }
+
+        let writeStart = ContinuousClock.now
+        let wall = Self.seconds(since: clock)
+        var counters = RunCounters(ignored: discovered.ignored, wallSeconds: (wall * 1000).rounded() / 1000)
+        if let downloads = await discovered.downloadCounters?() { counters.downloads = downloads }
+        let manifest = Manifest(
+            tool: .init(libvips: VipsRuntime.version),
+            startedAt: Timestamp.string(started), finishedAt: Timestamp.now(),
+            settings: options.output, shard: options.shard,
+            interrupted: interrupted ? true : nil,
+            gone: gone.isEmpty ? nil : gone,
+            run: counters, items: finalItems
+        )
+        let statistics = Statistics(manifest: manifest)
+        try write(manifest: manifest, statistics: statistics, out: out)
+        if !interrupted { journal.remove() }
+        let writeSeconds = Self.seconds(since: writeStart)
+
+        let status: ExitStatus
+        if interrupted {
+            status = .interrupted
+        } else if options.maxFailures.isExceeded(failed: statistics.counts.failed, total: finalItems.count) {
+            status = .failures
+        } else {
+            status = .success
+        }
+        summarise(statistics, out: out, gone: gone, interrupted: interrupted, status: status, writeSeconds: writeSeconds)
+        return Outcome(status: status, manifest: manifest, statistics: statistics)
+    }
+
+    // MARK: - Steps
+
+    private func validate() throws(RunError) {
+        guard !options.sources.isEmpty else { throw .usage("no SOURCE given: name a folder, an image, a photo list file or URL, or -") }
+        guard !options.output.sizes.isEmpty else { throw .usage("--size needs at least one size") }
+        guard (1...100).contains(options.output.quality) else { throw .usage("--quality must be 1..100, not \(options.output.quality)") }
+        guard options.jobs >= 1 else { throw .usage("--jobs must be at least 1") }
+        guard options.downloadJobs >= 1 else { throw .usage("--download-jobs must be at least 1") }
+        guard options.maxPixels >= 1 else { throw .usage("--max-pixels must be at least 1") }
+        guard options.retries >= 0 else { throw .usage("--retries must be 0 or more") }
+        guard options.timeout > 0 else { throw .usage("--timeout must be more than 0 seconds") }
+        if let rate = options.rate, rate <= 0 { throw .usage("--rate must be more than 0") }
+        let labels = options.output.sizes.map(\.label)
+        guard Set(labels).count == labels.count else { throw .usage("--size given twice: \(labels.joined(separator: ", "))") }
+    }
+
+    /// Items of every source, with fetching for the list sources.
+    struct Discovered: Sendable {
+        var items: [SourceItem]
+        var ignored: Int
+        var fetcher: (any RemoteFetching)?
+        var downloadCounters: (@Sendable () async -> DownloadCounters)?
+    }
+
+    private func discover() async throws(RunError) -> Discovered {
+        let lists = options.sources.filter(SourceResolver.isList)
+        let files = options.sources.filter { !SourceResolver.isList($0) }
+        var discovered = Discovered(items: [], ignored: 0)
+        if !lists.isEmpty {
+            let fetched = try await ListSources.resolve(lists, options: options, console: console)
+            discovered.items += fetched.items
+            discovered.fetcher = fetched.fetcher
+            discovered.downloadCounters = fetched.counters
+        }
+        if !files.isEmpty {
+            let resolved = try SourceResolver().resolveFiles(files)
+            discovered.items += resolved.items
+            discovered.ignored += resolved.ignored
+        }
+        discovered.items = SourceResolver.finalise(discovered.items)
+        return discovered
+    }
+
+    private func report(_ record: ManifestItem) {
+        if record.status == .failed, let error = record.error {
+            console.event("item-failed", level: .error, "\(record.source): \(error.code): \(error.message)",
+                          fields: ["id": .string(record.id), "source": .string(record.source),
+                                   "code": .string(error.code), "message": .string(error.message)])
+        } else {
+            let sizes = record.outputs.map { "\($0.width)×\($0.height)" }.joined(separator: ", ")
+            console.event("item", level: .debug, "\(record.status.rawValue): \(record.id) → \(sizes) (\(record.ms) ms)",
+                          fields: ["id": .string(record.id), "status": .string(record.status.rawValue), "ms": .number(record.ms)])
+        }
+    }
+
+    private func write(manifest: Manifest, statistics: Statistics, out: OutputDirectory) throws(RunError) {
+        do {
+            try out.writeFinal(try ManifestCoding.encode(manifest), to: out.manifestPath)
+            try out.writeFinal(try ManifestCoding.encode(statistics), to: out.statsPath)
+            if options.writeReport {
+                let html = ReportWriter(manifest: manifest, statistics: statistics).render()
+                try out.writeFinal(Data(html.utf8), to: out.reportPath)
+            }
+        } catch let error as RunError {
+            throw error
+        } catch {
+            throw .fatal("cannot write the manifest in \(out.root): \(error)")
+        }
+    }
+
+    private func prune(_ gone: [String], previous: PreviousRun, keeping items: [ManifestItem], out: OutputDirectory) {
+        let kept = Set(items.flatMap { $0.outputs.map(\.path) })
+        for id in gone {
+            for output in previous.items[id]?.outputs ?? [] where !kept.contains(output.path) {
+                unlink(out.absolute(output.path))
+            }
+        }
+    }
+
+    private func dryRun(_ items: [SourceItem], ignored: Int) -> Outcome {
+        var lines: [String] = []
+        let outRoot = options.outputDirectory
+        let previous = PreviousRun.load(
+            manifestPath: outRoot + "/manifest.json", journalPath: outRoot + "/.thumbs/journal.ndjson", settings: options.output)
+        var unchanged = 0
+        for item in items {
+            let targets = options.output.sizes.map { "\($0.label)/\(item.outputName).\(options.output.format.fileExtension)" }
+            var action = "process"
+            if !options.force, let earlier = previous.items[item.id], earlier.status != .failed, previous.settingsMatch,
+               case .file(_, let size, let modified) = item.origin, earlier.bytes == size,
+               let m = earlier.modified, abs(m - modified) < 1e-6 {
+                action = "unchanged"
+                unchanged += 1
+            }
+            lines.append("\(action)\t\(item.source)\t→ \(targets.joined(separator: ", "))")
+        }
+        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + (lines.isEmpty ? "" : "\n")).utf8))
+        console.summary(["dry run: \(items.count) images (\(items.count - unchanged) to process, \(unchanged) unchanged, \(ignored) other files ignored); nothing written"])
+        return Outcome(status: .success, manifest: nil, statistics: nil)
+    }
+
+    private func summarise(_ stats: Statistics, out: OutputDirectory, gone: [String], interrupted: Bool, status: ExitStatus, writeSeconds: Double) {
+        let c = stats.counts
+        let rate = String(format: "%.1f", stats.time.imagesPerSecond)
+        let seconds = String(format: "%.1f", stats.time.wallSeconds)
+        var lines = [
+            "\(interrupted ? "interrupted" : "done"): \(c.ok) ok, \(c.unchanged) unchanged, \(c.duplicate) duplicate, \(c.failed) failed"
+                + " of \(c.discovered) images (\(c.ignored) other files ignored) in \(seconds) s, \(rate) images/s",
+            "thumbnails in \(out.root)/{\(options.output.sizes.map(\.label).joined(separator: ","))}/",
+            "manifest \(out.manifestPath)" + (options.writeReport ? ", report \(out.reportPath)" : ""),
+        ]
+        if !gone.isEmpty {
+            lines.append("\(gone.count) sources gone since the last run" + (options.prune ? " (outputs pruned)" : "; --prune removes their outputs"))
+        }
+        if status == .failures {
+            lines.append("\(c.failed) failed, more than --max-failures \(options.maxFailures): exit 1")
+        }
+        if interrupted {
+            lines.append("run the same command again to finish the remaining images")
+        }
+        console.summary(lines)
+        var fields: [String: JSONValue] = [
+            "ok": .number(Double(c.ok)), "unchanged": .number(Double(c.unchanged)),
+            "duplicate": .number(Double(c.duplicate)), "failed": .number(Double(c.failed)),
+            "discovered": .number(Double(c.discovered)), "ignored": .number(Double(c.ignored)),
+            "wallSeconds": .number(stats.time.wallSeconds), "imagesPerSecond": .number(stats.time.imagesPerSecond),
+            "writeSeconds": .number((writeSeconds * 1000).rounded() / 1000),
+            "exitCode": .number(Double(status.rawValue)), "manifest": .string(out.manifestPath),
+        ]
+        if interrupted { fields["interrupted"] = .bool(true) }
+        if console.format == .json || console.verbosity >= .verbose {
+            console.event("finish", level: console.format == .json ? .info : .debug,
+                          "wrote manifest, stats and report in \(String(format: "%.3f", writeSeconds)) s", fields: fields)
+        }
+    }
+
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+}

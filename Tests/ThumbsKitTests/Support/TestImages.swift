@@ -1,0 +1,119 @@
+import CVips
+import CVipsShim
+import Foundation
+import ThumbsKit
+
+/// Makes test images with libvips itself, so tests need no files from elsewhere.
+enum TestImages {
+    static func start() {
+        try! VipsRuntime.start()
+    }
+
+    /// Writes a gradient image: band 0 rises left to right, band 1 top to
+    /// bottom, other bands are mid grey (alpha bands opaque), so orientation
+    /// is visible in the result. `options` follow the name: "[Q=90,strip]".
+    @discardableResult
+    static func write(
+        _ path: String, width: Int, height: Int, bands: Int = 3,
+        interpretation: VipsInterpretation = VIPS_INTERPRETATION_sRGB,
+        sixteenBit: Bool = false, alpha: Bool = false,
+        orientation: Int? = nil, options: String = ""
+    ) -> String {
+        start()
+        let total = bands + (alpha ? 1 : 0)
+        let maxValue = sixteenBit ? 65535.0 : 255.0
+        var samples = [Double](repeating: 0, count: width * height * total)
+        for y in 0..<height {
+            for x in 0..<width {
+                let base = (y * width + x) * total
+                for b in 0..<total {
+                    let value: Double
+                    if alpha && b == total - 1 {
+                        value = x < width / 4 ? 0 : maxValue  // left quarter transparent
+                    } else if b == 0 {
+                        value = Double(x) / Double(max(1, width - 1)) * maxValue
+                    } else if b == 1 {
+                        value = Double(y) / Double(max(1, height - 1)) * maxValue
+                    } else {
+                        value = maxValue / 2
+                    }
+                    samples[base + b] = value
+                }
+            }
+        }
+        let image: UnsafeMutablePointer<VipsImage>?
+        if sixteenBit {
+            let data = samples.map { UInt16($0.rounded()) }
+            image = data.withUnsafeBytes {
+                vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(width), Int32(height), Int32(total), VIPS_FORMAT_USHORT)
+            }
+        } else {
+            let data = samples.map { UInt8($0.rounded()) }
+            image = data.withUnsafeBytes {
+                vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(width), Int32(height), Int32(total), VIPS_FORMAT_UCHAR)
+            }
+        }
+        guard let image else { fatalError("cannot make a test image") }
+        image.pointee.Type = interpretation
+        if let orientation { vips_image_set_int(image, "orientation", Int32(orientation)) }
+        try? FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let status = shim_save_file(image, path + options)
+        shim_unref(image)
+        precondition(status == 0, "cannot write \(path): \(String(cString: vips_error_buffer()))")
+        return path
+    }
+
+    struct Header {
+        var width: Int, height: Int, bands: Int
+        var interpretation: VipsInterpretation
+        var format: VipsBandFormat
+        var orientation: Int
+        var hasICC: Bool
+        var hasEXIF: Bool
+    }
+
+    /// Decodes an output fully (proving it decodes) and returns its header.
+    static func header(_ path: String) -> Header? {
+        start()
+        var image: UnsafeMutablePointer<VipsImage>?
+        guard shim_open_file(path, &image) == 0, let image else { _ = vips_error_buffer_copy(); return nil }
+        defer { shim_unref(image) }
+        var avg = 0.0
+        guard shim_image_avg(image, &avg) == 0 else { _ = vips_error_buffer_copy(); return nil }
+        return Header(
+            width: Int(image.pointee.Xsize), height: Int(image.pointee.Ysize), bands: Int(image.pointee.Bands),
+            interpretation: image.pointee.Type, format: image.pointee.BandFmt,
+            orientation: Int(vips_image_get_orientation(image)),
+            hasICC: vips_image_get_typeof(image, VIPS_META_ICC_NAME) != 0,
+            hasEXIF: vips_image_get_typeof(image, VIPS_META_EXIF_NAME) != 0
+        )
+    }
+
+    /// Mean of one band over a region given in fractions of the image.
+    static func mean(_ path: String, band: Int, x: Double, y: Double, w: Double = 0.1, h: Double = 0.1) -> Double {
+        start()
+        var image: UnsafeMutablePointer<VipsImage>?
+        guard shim_open_file(path, &image) == 0, let image else { return -1 }
+        defer { shim_unref(image) }
+        let W = Double(image.pointee.Xsize), H = Double(image.pointee.Ysize)
+        let left = Int32(x * W), top = Int32(y * H)
+        let width = max(1, Int32(w * W)), height = max(1, Int32(h * H))
+        var area: UnsafeMutablePointer<VipsImage>?
+        guard shim_extract_area(image, &area, left, top, width, height) == 0, let area else { return -1 }
+        defer { shim_unref(area) }
+        var one: UnsafeMutablePointer<VipsImage>?
+        guard shim_extract_band(area, &one, Int32(band), 1) == 0, let one else { return -1 }
+        defer { shim_unref(one) }
+        var avg = 0.0
+        _ = shim_image_avg(one, &avg)
+        return avg
+    }
+
+    static func temporaryDirectory(_ name: String = #function) -> String {
+        let safe = name.filter { $0.isLetter || $0.isNumber }
+        let path = NSTemporaryDirectory() + "thumbs-tests-\(safe)-\(UUID().uuidString.prefix(8))"
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+}

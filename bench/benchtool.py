@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+"""Helpers for bench/bench.sh (python3 stdlib + numpy + Pillow only).
+
+    benchtool.py median FILE                  median of the numbers in FILE
+                                              (one per line; "error" lines are
+                                              ignored) or "error" if none
+    benchtool.py calc EXPR                    evaluate a float expression,
+                                              print it with 4 significant digits
+    benchtool.py variants SRC DST COPIES [--per-dir N]
+                                              write COPIES distinct copies of
+                                              every JPEG in SRC to DST: same
+                                              pixels, different bytes (a unique
+                                              tag appended after the EOI marker)
+    benchtool.py multiply FILE DST COUNT [--per-dir N]
+                                              COUNT distinct copies of one JPEG
+    benchtool.py genlist DST COUNT [WIDTH HEIGHT]
+                                              COUNT distinct photo-like JPEGs
+    benchtool.py psnr REFDIR SRCDIR NAMES LABEL=DIR...
+                                              mean PSNR of each candidate folder
+                                              against a Lanczos3 reference made
+                                              from the full-resolution source
+    benchtool.py finish LOGFILE WALL          time spent writing manifest /
+                                              stats / report, from thumbs'
+                                              --log-format json finish event
+    benchtool.py stat OUTDIR KEY              a count from OUT/stats.json
+"""
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+
+def die(msg):
+    print(f"benchtool: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def cmd_median(path):
+    vals = []
+    try:
+        with open(path) as f:
+            for line in f:
+                try:
+                    vals.append(float(line.strip()))
+                except ValueError:
+                    pass
+    except FileNotFoundError:
+        pass
+    print(f"{statistics.median(vals):.4f}" if vals else "error")
+
+
+def cmd_calc(expr):
+    try:
+        v = eval(expr, {"__builtins__": {}}, {"min": min, "max": max})
+    except Exception:
+        print("n/a")
+        return
+    print(f"{v:.4g}")
+
+
+def tagged_copies(data, count, start, tagfmt=b"\nthumbs-bench-%09d\n"):
+    if not data.rstrip(b"\0").endswith(b"\xff\xd9"):
+        die("source is not a JPEG ending with an EOI marker")
+    for i in range(count):
+        yield data + (tagfmt % (start + i))
+
+
+def write_if_needed(path, data):
+    try:
+        if os.path.getsize(path) == len(data):
+            return False
+    except OSError:
+        pass
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+    return True
+
+
+def dest(dst, index, name, per_dir):
+    if per_dir:
+        d = os.path.join(dst, f"d{index // per_dir:04d}")
+        os.makedirs(d, exist_ok=True)
+        return os.path.join(d, name)
+    return os.path.join(dst, name)
+
+
+def cmd_variants(src, dst, copies, per_dir=0):
+    os.makedirs(dst, exist_ok=True)
+    names = sorted(n for n in os.listdir(src) if n.lower().endswith((".jpg", ".jpeg")))
+    k = 0
+    for n, name in enumerate(names):
+        with open(os.path.join(src, name), "rb") as f:
+            data = f.read()
+        stem = os.path.splitext(name)[0]
+        for c, blob in enumerate(tagged_copies(data, copies, n * copies)):
+            write_if_needed(dest(dst, k, f"{stem}_c{c:02d}.jpg", per_dir), blob)
+            k += 1
+    print(k)
+
+
+def cmd_multiply(src, dst, count, per_dir=0):
+    os.makedirs(dst, exist_ok=True)
+    with open(src, "rb") as f:
+        data = f.read()
+    for i, blob in enumerate(tagged_copies(data, count, 0)):
+        path = dest(dst, i, f"img_{i:06d}.jpg", per_dir)
+        if not os.path.exists(path):
+            with open(path, "wb") as f:
+                f.write(blob)
+    print(count)
+
+
+def cmd_genlist(dst, count, width=640, height=480):
+    import numpy as np
+    from PIL import Image
+
+    os.makedirs(dst, exist_ok=True)
+    for i in range(count):
+        path = os.path.join(dst, f"pic_{i:04d}.jpg")
+        if os.path.exists(path) and os.path.getsize(path) > 0:
+            continue
+        rng = np.random.default_rng(1000 + i)
+        low = rng.normal(128, 55, (height // 60 + 2, width // 60 + 2, 3)).clip(0, 255).astype(np.uint8)
+        img = Image.fromarray(low, "RGB").resize((width, height), Image.Resampling.BICUBIC)
+        arr = np.asarray(img, dtype=np.float32) + rng.normal(0, 6, (height, width, 3))
+        Image.fromarray(arr.clip(0, 255).astype(np.uint8), "RGB").save(path + ".tmp", "JPEG", quality=90)
+        os.replace(path + ".tmp", path)
+    print(count)
+
+
+def load_rgb(path):
+    import numpy as np
+    from PIL import Image
+
+    with Image.open(path) as im:
+        return np.asarray(im.convert("RGB"), dtype=np.float64)
+
+
+def psnr(a, b):
+    import numpy as np
+
+    mse = float(np.mean((a - b) ** 2))
+    return float("inf") if mse == 0 else 10 * math.log10(255.0 ** 2 / mse)
+
+
+def reference(refdir, src, w, h):
+    """Full-resolution decode, Lanczos3 to exactly w x h, no reducing gap
+    (gap 0: one true Lanczos3 reduction, no box pre-shrink), lossless PNG."""
+    os.makedirs(refdir, exist_ok=True)
+    stem = os.path.splitext(os.path.basename(src))[0]
+    ref = os.path.join(refdir, f"{stem}_{w}x{h}.png")
+    if not os.path.exists(ref):
+        out = subprocess.run(["vipsheader", "-f", "width", src], capture_output=True, text=True, check=True)
+        W = int(out.stdout)
+        out = subprocess.run(["vipsheader", "-f", "height", src], capture_output=True, text=True, check=True)
+        H = int(out.stdout)
+        # vips rounds the output size to the nearest pixel, so w / W lands on w.
+        subprocess.run(["vips", "resize", src, ref + ".tmp.png", repr(w / W),
+                        "--vscale", repr(h / H), "--kernel", "lanczos3", "--gap", "0"],
+                       check=True, capture_output=True)
+        got = subprocess.run(["vipsheader", "-f", "width", ref + ".tmp.png"], capture_output=True, text=True)
+        goth = subprocess.run(["vipsheader", "-f", "height", ref + ".tmp.png"], capture_output=True, text=True)
+        if (got.stdout.strip(), goth.stdout.strip()) != (str(w), str(h)):
+            die(f"reference for {src} came out {got.stdout.strip()}x{goth.stdout.strip()}, wanted {w}x{h}")
+        os.replace(ref + ".tmp.png", ref)
+    return ref
+
+
+def find_output(d, stem):
+    for ext in (".jpg", ".jpeg", ".png", ".webp"):
+        p = os.path.join(d, stem + ext)
+        if os.path.exists(p):
+            return p
+    return None
+
+
+def cmd_psnr(refdir, srcdir, names_file, cands):
+    from PIL import Image
+
+    with open(names_file) as f:
+        names = [l.strip() for l in f if l.strip()]
+    for cand in cands:
+        label, d = cand.split("=", 1)
+        vals, dims, missing = [], set(), 0
+        for name in names:
+            stem = os.path.splitext(name)[0]
+            out = find_output(d, stem)
+            if out is None:
+                missing += 1
+                continue
+            with Image.open(out) as im:
+                w, h = im.size
+            dims.add(f"{w}x{h}")
+            ref = reference(refdir, os.path.join(srcdir, name), w, h)
+            vals.append(psnr(load_rgb(out), load_rgb(ref)))
+        if vals and not missing:
+            mean = sum(vals) / len(vals)
+            print(f"{label}\t{mean:.3f}\t{min(vals):.3f}\t{len(vals)}\t{','.join(sorted(dims))}")
+        else:
+            print(f"{label}\tn/a\tn/a\t{len(vals)}\t{missing} missing")
+
+
+NUM_KEY = re.compile(r"(manifest|stats|statistics|report|write|writing|finali[sz]e)", re.I)
+MS_KEY = re.compile(r"(ms|millis|milliseconds)$", re.I)
+S_KEY = re.compile(r"(s|sec|secs|seconds)$", re.I)
+
+
+def walk_times(obj, prefix=""):
+    """(key path, seconds) for numeric fields naming a write phase."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            path = f"{prefix}.{k}" if prefix else k
+            if isinstance(v, (dict, list)):
+                yield from walk_times(v, path)
+            elif isinstance(v, (int, float)) and not isinstance(v, bool) and NUM_KEY.search(path):
+                if MS_KEY.search(k):
+                    yield path, v / 1000.0
+                elif S_KEY.search(k) and not k.lower().endswith("bytes"):
+                    yield path, float(v)
+
+
+def cmd_finish(logfile, wall):
+    """Look for thumbs' finish event in a --log-format json log."""
+    finish = None
+    with open(logfile, errors="replace") as f:
+        for line in f:
+            line = line.strip()
+            if not line.startswith("{"):
+                continue
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                continue
+            kind = " ".join(str(ev.get(k, "")) for k in ("event", "type", "msg", "message", "kind", "phase"))
+            if re.search(r"\b(finish|finished|done|summary|end)\b", kind, re.I):
+                finish = ev
+    if finish is None:
+        print("n/a\tno finish event in the JSON log")
+        return
+    found = list(walk_times(finish))
+    if not found:
+        print("n/a\tfinish event has no manifest/stats/report timing fields: " + ",".join(sorted(finish)))
+        return
+    total = sum(s for _, s in found)
+    wall = float(wall)
+    print(f"{total:.3f}\t{100.0 * total / wall:.2f}\t" + ",".join(p for p, _ in found))
+
+
+def cmd_stat(outdir, key):
+    try:
+        with open(os.path.join(outdir, "stats.json")) as f:
+            st = json.load(f)
+        print(st["counts"][key])
+    except Exception:
+        print("n/a")
+
+
+def main(argv):
+    if len(argv) < 2:
+        die(__doc__)
+    cmd, args = argv[1], argv[2:]
+    per_dir = 0
+    if "--per-dir" in args:
+        i = args.index("--per-dir")
+        per_dir = int(args[i + 1])
+        del args[i:i + 2]
+    if cmd == "median":
+        cmd_median(*args)
+    elif cmd == "calc":
+        cmd_calc(" ".join(args))
+    elif cmd == "variants":
+        cmd_variants(args[0], args[1], int(args[2]), per_dir)
+    elif cmd == "multiply":
+        cmd_multiply(args[0], args[1], int(args[2]), per_dir)
+    elif cmd == "genlist":
+        cmd_genlist(args[0], int(args[1]), *(int(a) for a in args[2:4]))
+    elif cmd == "psnr":
+        cmd_psnr(args[0], args[1], args[2], args[3:])
+    elif cmd == "finish":
+        cmd_finish(args[0], args[1])
+    elif cmd == "stat":
+        cmd_stat(args[0], args[1])
+    else:
+        die(f"unknown command {cmd}")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
