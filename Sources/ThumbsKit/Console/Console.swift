@@ -13,14 +13,17 @@ public final class Console: @unchecked Sendable {
     public let verbosity: Verbosity
     public let format: LogFormat
     public let showsProgress: Bool
+    /// Prints nothing at all, not even errors (library use, tests).
+    public let muted: Bool
     private let lock = NSLock()
     private var barVisible = false
     private var lastDraw = 0.0
 
-    public init(verbosity: Verbosity = .normal, format: LogFormat = .text, progress: ProgressMode = .auto) {
+    public init(verbosity: Verbosity = .normal, format: LogFormat = .text, progress: ProgressMode = .auto, muted: Bool = false) {
+        self.muted = muted
         self.verbosity = verbosity
         self.format = format
-        switch progress {
+        switch muted ? .never : progress {
         case .always: showsProgress = format == .text && verbosity != .quiet
         case .never: showsProgress = false
         case .auto: showsProgress = format == .text && verbosity != .quiet && isatty(2) != 0
@@ -28,12 +31,13 @@ public final class Console: @unchecked Sendable {
     }
 
     /// A console that prints nothing (tests, library use).
-    public static let silent = Console(verbosity: .quiet, format: .text, progress: .never)
+    public static let silent = Console(verbosity: .quiet, format: .text, progress: .never, muted: true)
 
     public enum Level: String, Sendable { case debug, info, warning, error }
 
     /// One event. `text` is the human line; `fields` go into the JSON object.
     public func event(_ name: String, level: Level, _ text: @autoclosure () -> String, fields: [String: JSONValue] = [:]) {
+        if muted { return }
         switch level {
         case .debug: guard verbosity >= .verbose else { return }
         case .info, .warning: guard verbosity >= .normal else { return }
@@ -62,7 +66,7 @@ public final class Console: @unchecked Sendable {
 
     /// Prints the end-of-run summary (text mode, not quiet) to stdout.
     public func summary(_ lines: [String]) {
-        guard format == .text, verbosity >= .normal else { return }
+        guard !muted, format == .text, verbosity >= .normal else { return }
         lock.lock()
         defer { lock.unlock() }
         clearBarLocked()

@@ -92,6 +92,9 @@ public enum Thumbnailer {
         let loader = String(cString: loaderName)
         guard status == 0, let image else {
             let detail = VipsRuntime.lastError() ?? "unreadable header"
+            if loader.hasPrefix("jpegload"), let size = JPEGDimensions.read(bytes) {
+                try checkPixelLimit(width: size.width, height: size.height, limits: limits)
+            }
             throw ItemError.decode("cannot read the \(formatName(loader: loader, image: nil)) header: \(detail)")
         }
         let ref = VipsImageRef(image)
@@ -104,13 +107,17 @@ public enum Thumbnailer {
             height: swapped ? width : pageHeight,
             orientation: orientation
         )
-        let pixels = width.multipliedReportingOverflow(by: pageHeight)
+        try checkPixelLimit(width: width, height: pageHeight, limits: limits)
+        return Header(image: ref, loader: loader, info: info)
+    }
+
+    private static func checkPixelLimit(width: Int, height: Int, limits: DecodeLimits) throws(ItemError) {
+        let pixels = width.multipliedReportingOverflow(by: height)
         if pixels.overflow || pixels.partialValue > limits.maxPixels {
             throw ItemError.tooLarge(
-                "\(width)×\(pageHeight) is \(megapixels(width, pageHeight)) MP, over the limit of \(megapixels(limits.maxPixels, 1)) MP; raise --max-pixels to process it"
+                "\(width)×\(height) is \(megapixels(width, height)) MP, over the limit of \(megapixels(limits.maxPixels, 1)) MP; raise --max-pixels to process it"
             )
         }
-        return Header(image: ref, loader: loader, info: info)
     }
 
     // MARK: - Decoding
@@ -217,6 +224,12 @@ public enum Thumbnailer {
             image = try image.apply("cast") { shim_cast($0, $1, VIPS_FORMAT_UCHAR, 0) }
         }
 
+        if !settings.keepMetadata {
+            // Some savers (WebP) embed the ICC profile even when told to strip;
+            // the pixels are sRGB by now, so the profile carries nothing.
+            image = try image.apply("copy") { shim_copy($0, $1) }
+            vips_image_remove(image.pointer, VIPS_META_ICC_NAME)
+        }
         let data = try encode(image, format: format, quality: settings.quality, strip: !settings.keepMetadata)
         return RenderedThumbnail(size: size, width: image.width, height: image.height, format: format, data: data)
     }

@@ -53,14 +53,14 @@ struct PreviousRun: Sendable {
             return nil
         }
         for output in record.outputs {
-            guard OutputCheck.matches(output, at: out.absolute(output.path)) else { return nil }
+            guard RecordedOutput.matches(output, at: out.absolute(output.path)) else { return nil }
         }
         return record
     }
 }
 
 /// Whether an output file on disk is the one a manifest recorded.
-enum OutputCheck {
+enum RecordedOutput {
     static func matches(_ output: ManifestOutput, at path: String) -> Bool {
         guard let status = fileStatus(path), status.size == output.bytes,
               let bytes = try? SourceBytes(path: path)

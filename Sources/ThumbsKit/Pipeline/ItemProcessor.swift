@@ -130,7 +130,7 @@ struct ItemProcessor: Sendable {
         }
         guard expected == record.outputs.map(\.path) else { return false }
         return (try? await pool.run {
-            record.outputs.allSatisfy { OutputCheck.matches($0, at: out.absolute($0.path)) }
+            record.outputs.allSatisfy { RecordedOutput.matches($0, at: out.absolute($0.path)) }
         }) ?? false
     }
 

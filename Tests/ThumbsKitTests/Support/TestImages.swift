@@ -22,37 +22,37 @@ enum TestImages {
         start()
         let total = bands + (alpha ? 1 : 0)
         let maxValue = sixteenBit ? 65535.0 : 255.0
-        var samples = [Double](repeating: 0, count: width * height * total)
-        for y in 0..<height {
-            for x in 0..<width {
-                let base = (y * width + x) * total
-                for b in 0..<total {
-                    let value: Double
-                    if alpha && b == total - 1 {
-                        value = x < width / 4 ? 0 : maxValue  // left quarter transparent
-                    } else if b == 0 {
-                        value = Double(x) / Double(max(1, width - 1)) * maxValue
-                    } else if b == 1 {
-                        value = Double(y) / Double(max(1, height - 1)) * maxValue
-                    } else {
-                        value = maxValue / 2
+        // Bands past the first two carry a level derived from the file name,
+        // so that differently named test images never share their bytes.
+        let name = (path as NSString).lastPathComponent
+        var hash = 7
+        for scalar in name.unicodeScalars { hash = (hash &* 31 &+ Int(scalar.value)) % 997 }
+        let level = Double(hash % 128 + 64) / 255 * maxValue
+        let levelValue = Int(level)
+        let maxInt = Int(maxValue)
+        let wSpan = max(1, width - 1), hSpan = max(1, height - 1)
+        // Integer arithmetic on a raw buffer: fast even in debug builds.
+        func fill<T: FixedWidthInteger>(_ type: T.Type) -> UnsafeMutablePointer<VipsImage>? {
+            var data = [T](repeating: 0, count: width * height * total)
+            data.withUnsafeMutableBufferPointer { buffer in
+                var i = 0
+                for y in 0..<height {
+                    let rowValue = T(y * maxInt / hSpan)
+                    for x in 0..<width {
+                        buffer[i] = T(x * maxInt / wSpan)
+                        if total > 1 { buffer[i + 1] = rowValue }
+                        if total > 2 { for b in 2..<total { buffer[i + b] = T(levelValue) } }
+                        if alpha { buffer[i + total - 1] = x < width / 4 ? 0 : T(maxInt) }
+                        i += total
                     }
-                    samples[base + b] = value
                 }
             }
-        }
-        let image: UnsafeMutablePointer<VipsImage>?
-        if sixteenBit {
-            let data = samples.map { UInt16($0.rounded()) }
-            image = data.withUnsafeBytes {
-                vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(width), Int32(height), Int32(total), VIPS_FORMAT_USHORT)
-            }
-        } else {
-            let data = samples.map { UInt8($0.rounded()) }
-            image = data.withUnsafeBytes {
-                vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(width), Int32(height), Int32(total), VIPS_FORMAT_UCHAR)
+            return data.withUnsafeBytes {
+                vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(width), Int32(height), Int32(total),
+                                                sixteenBit ? VIPS_FORMAT_USHORT : VIPS_FORMAT_UCHAR)
             }
         }
+        let image = sixteenBit ? fill(UInt16.self) : fill(UInt8.self)
         guard let image else { fatalError("cannot make a test image") }
         image.pointee.Type = interpretation
         if let orientation { vips_image_set_int(image, "orientation", Int32(orientation)) }
@@ -115,5 +115,24 @@ enum TestImages {
         let path = NSTemporaryDirectory() + "thumbs-tests-\(safe)-\(UUID().uuidString.prefix(8))"
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
+    }
+}
+
+extension TestImages {
+    /// An animated GIF or WebP: `frames` pages, frame 0 black, the others white.
+    static func writeAnimation(_ path: String, width: Int, height: Int, frames: Int) {
+        start()
+        var pixels = [UInt8](repeating: 0, count: width * height * frames * 3)
+        for i in (width * height * 3)..<pixels.count { pixels[i] = 255 }
+        let image = pixels.withUnsafeBytes {
+            vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(width), Int32(height * frames), 3, VIPS_FORMAT_UCHAR)
+        }!
+        image.pointee.Type = VIPS_INTERPRETATION_sRGB
+        vips_image_set_int(image, "page-height", Int32(height))
+        try? FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let status = shim_save_file(image, path)
+        shim_unref(image)
+        precondition(status == 0, "cannot write \(path)")
     }
 }
