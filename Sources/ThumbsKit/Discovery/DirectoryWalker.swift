@@ -50,9 +50,12 @@ public struct DirectoryWalker: Sendable {
         guard let dir = opendir(directory) else { return }
         var names: [[UInt8]] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                Array(raw.prefix(while: { $0 != 0 }))
-            }
+            // Read d_name through a pointer: a dirent record may be shorter
+            // than sizeof(dirent), so copying the whole field can run off
+            // the end of the mapped buffer.
+            let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+            let namePointer = UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self)
+            let name = Array(UnsafeRawBufferPointer(start: namePointer, count: strlen(namePointer)))
             if name.first == UInt8(ascii: ".") { continue }  // hidden, and . and ..
             names.append(name)
         }
