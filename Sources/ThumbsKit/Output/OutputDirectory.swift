@@ -36,8 +36,12 @@ public final class OutputDirectory: Sendable {
             throw .fatal("cannot write to output folder \(path): \(errnoText()); choose another --out or fix its permissions")
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
             close(fd)
-            throw .fatal("another thumbs run is using \(path) (locked); wait for it to finish or choose another --out")
+            if code == EWOULDBLOCK {
+                throw .fatal("another thumbs run is using \(path) (locked); wait for it to finish or choose another --out")
+            }
+            throw .fatal("cannot lock output folder \(path): \(errnoText(code)); choose an --out on a local file system")
         }
         lockDescriptor = fd
         // Only the lock holder reaches here, so every temporary file is stale.

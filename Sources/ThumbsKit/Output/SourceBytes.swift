@@ -4,15 +4,20 @@ import Foundation
 import Glibc
 #endif
 
-/// The bytes of one source file, memory-mapped rather than read, so that a
-/// huge file costs address space, not memory, and the decoder reads straight
-/// from the page cache.
+/// The bytes of one source file. Ordinary files are read into memory; files
+/// over `mapThreshold` are memory-mapped, so that a huge file costs address
+/// space, not memory. (Mapping small files is slower: every munmap in a
+/// multi-threaded process interrupts the other cores to flush their TLBs.)
 ///
 /// Immutable after creation, so it may move between the pool and the task
 /// that waits for it.
 public final class SourceBytes: @unchecked Sendable {
     private let base: UnsafeMutableRawPointer?
+    private let mapped: Bool
     public let count: Int
+
+    /// Files larger than this are mapped rather than read.
+    static let mapThreshold = 16 << 20
 
     /// Maps `path` read-only. Throws `io` for a file that cannot be opened.
     public init(path: String) throws(ItemError) {
@@ -21,18 +26,41 @@ public final class SourceBytes: @unchecked Sendable {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw ItemError.io("cannot read \(path): \(errnoText())") }
-        count = Int(info.st_size)
-        guard count > 0 else {
+        let size = Int(info.st_size)
+        guard size > 0 else {
             base = nil
+            mapped = false
+            count = 0
             return
         }
-        let mapped = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0)
-        guard let mapped, mapped != MAP_FAILED else { throw ItemError.io("cannot read \(path): \(errnoText())") }
-        base = mapped
+        if size > Self.mapThreshold {
+            let region = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0)
+            guard let region, region != MAP_FAILED else { throw ItemError.io("cannot read \(path): \(errnoText())") }
+            base = region
+            mapped = true
+            count = size
+            return
+        }
+        guard let buffer = malloc(size) else { throw ItemError.io("cannot read \(path): out of memory") }
+        var offset = 0
+        while offset < size {
+            let n = read(fd, buffer + offset, size - offset)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 {
+                let code = errno
+                free(buffer)
+                throw ItemError.io("cannot read \(path): \(n == 0 ? "the file shrank while reading" : errnoText(code))")
+            }
+            offset += n
+        }
+        base = buffer
+        mapped = false
+        count = size
     }
 
     deinit {
-        if let base { munmap(base, count) }
+        guard let base else { return }
+        if mapped { munmap(base, count) } else { free(base) }
     }
 
     public func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {

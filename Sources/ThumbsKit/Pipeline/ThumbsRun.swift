@@ -38,15 +38,18 @@ public struct ThumbsRun: Sendable {
             discovered.items = discovered.items.filter { ShardPartition.contains($0.id, shard: shard) }
         }
         let items = discovered.items
+        let discoverSeconds = Self.seconds(since: clock)
 
         if options.dryRun {
             return dryRun(items, ignored: discovered.ignored)
         }
 
         let out = try OutputDirectory(path: options.outputDirectory)
+        let loadStart = ContinuousClock.now
         let previous = options.force
             ? PreviousRun.empty
             : PreviousRun.load(manifestPath: out.manifestPath, journalPath: out.journalPath, settings: options.output)
+        let loadSeconds = Self.seconds(since: loadStart)
         let journal = Journal(path: out.journalPath)
         try journal.open(settings: options.output, keepExisting: previous.resumed)
 
@@ -97,6 +100,7 @@ public struct ThumbsRun: Sendable {
         }
         await pool.shutdown()
         console.endProgress()
+        let processSeconds = Self.seconds(since: clock) - discoverSeconds - loadSeconds
 
         let interrupted = interrupt.isRaised && records.contains(where: { $0 == nil })
         var finalItems: [ManifestItem] = []
@@ -140,7 +144,8 @@ public struct ThumbsRun: Sendable {
         } else {
             status = .success
         }
-        summarise(statistics, out: out, gone: gone, interrupted: interrupted, status: status, writeSeconds: writeSeconds)
+        let phases = Phases(discover: discoverSeconds, load: loadSeconds, process: processSeconds, write: writeSeconds)
+        summarise(statistics, out: out, gone: gone, interrupted: interrupted, status: status, phases: phases)
         return Outcome(status: status, manifest: manifest, statistics: statistics)
     }
 
@@ -201,7 +206,7 @@ public struct ThumbsRun: Sendable {
 
     private func write(manifest: Manifest, statistics: Statistics, out: OutputDirectory) throws(RunError) {
         do {
-            try out.writeFinal(try ManifestCoding.encode(manifest), to: out.manifestPath)
+            try out.writeFinal(ManifestWriter.encode(manifest), to: out.manifestPath)
             try out.writeFinal(try ManifestCoding.encode(statistics), to: out.statsPath)
             if options.writeReport {
                 let html = ReportWriter(manifest: manifest, statistics: statistics).render()
@@ -245,7 +250,13 @@ public struct ThumbsRun: Sendable {
         return Outcome(status: .success, manifest: nil, statistics: nil)
     }
 
-    private func summarise(_ stats: Statistics, out: OutputDirectory, gone: [String], interrupted: Bool, status: ExitStatus, writeSeconds: Double) {
+    /// Where the time went, for the `finish` event.
+    struct Phases {
+        var discover, load, process, write: Double
+    }
+
+    private func summarise(_ stats: Statistics, out: OutputDirectory, gone: [String], interrupted: Bool, status: ExitStatus, phases: Phases) {
+        func rounded(_ x: Double) -> JSONValue { .number((x * 1000).rounded() / 1000) }
         let c = stats.counts
         let rate = String(format: "%.1f", stats.time.imagesPerSecond)
         let seconds = String(format: "%.1f", stats.time.wallSeconds)
@@ -270,13 +281,14 @@ public struct ThumbsRun: Sendable {
             "duplicate": .number(Double(c.duplicate)), "failed": .number(Double(c.failed)),
             "discovered": .number(Double(c.discovered)), "ignored": .number(Double(c.ignored)),
             "wallSeconds": .number(stats.time.wallSeconds), "imagesPerSecond": .number(stats.time.imagesPerSecond),
-            "writeSeconds": .number((writeSeconds * 1000).rounded() / 1000),
+            "discoverSeconds": rounded(phases.discover), "loadSeconds": rounded(phases.load),
+            "processSeconds": rounded(phases.process), "writeSeconds": rounded(phases.write),
             "exitCode": .number(Double(status.rawValue)), "manifest": .string(out.manifestPath),
         ]
         if interrupted { fields["interrupted"] = .bool(true) }
         if console.format == .json || console.verbosity >= .verbose {
             console.event("finish", level: console.format == .json ? .info : .debug,
-                          "wrote manifest, stats and report in \(String(format: "%.3f", writeSeconds)) s", fields: fields)
+                          "time: discover \(String(format: "%.3f", phases.discover)) s, previous run \(String(format: "%.3f", phases.load)) s, images \(String(format: "%.3f", phases.process)) s, manifest/stats/report \(String(format: "%.3f", phases.write)) s", fields: fields)
         }
     }
 

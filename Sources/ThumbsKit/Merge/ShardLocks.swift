@@ -1,0 +1,42 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Shared locks on the shards' OUT folders for the time of a merge.
+///
+/// A shard that is still running holds its OUT's lock (`.thumbs/lock`)
+/// exclusively, so the merge refuses it instead of reading a manifest that is
+/// about to change; and while the merge holds the shared locks, no shard can
+/// start writing again. A shard without a lock file (an artifact downloaded
+/// without its hidden folder, a read-only copy) is simply not locked.
+final class ShardLocks: Sendable {
+    private let descriptors: [Int32]
+
+    init(_ shards: [ShardInput]) throws(RunError) {
+        var descriptors: [Int32] = []
+        for shard in shards {
+            let fd = open(shard.root + "/.thumbs/lock", O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            if flock(fd, LOCK_SH | LOCK_NB) != 0 {
+                let code = errno
+                close(fd)
+                if code == EWOULDBLOCK {
+                    for descriptor in descriptors { close(descriptor) }
+                    throw .fatal("\(shard.label) is still running (its folder \(shard.root) is locked): "
+                                 + "wait for it to finish, then merge")
+                }
+                continue  // a file system without locks: nothing to hold
+            }
+            descriptors.append(fd)
+        }
+        self.descriptors = descriptors
+    }
+
+    deinit {
+        for fd in descriptors {
+            flock(fd, LOCK_UN)
+            close(fd)
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+
+/// Refuses a set of manifests that are not the complete shards of one run,
+/// before anything is written. Every refusal is a usage error (exit 2) whose
+/// message names the manifests involved and what to do.
+enum ShardSetCheck {
+    /// Returns the shards ordered by index, or throws the first problem found.
+    static func check(_ inputs: [ShardInput]) throws(RunError) -> [ShardInput] {
+        guard !inputs.isEmpty else { throw .usage("no MANIFEST given: name the manifest.json of every shard") }
+        try checkDistinctFiles(inputs)
+        let shards = try checkAllAreShards(inputs)
+        try checkNotInterrupted(shards)
+        let ordered = try checkCompleteSet(shards)
+        try checkSameSettings(ordered)
+        try checkItems(ordered)
+        return ordered
+    }
+
+    /// The same manifest named twice (also through different spellings).
+    private static func checkDistinctFiles(_ inputs: [ShardInput]) throws(RunError) {
+        var seen: [String: ShardInput] = [:]
+        for input in inputs {
+            let key = RelativePath.absolute(input.manifestPath)
+            if let earlier = seen[key] {
+                let spelling = earlier.manifestPath == input.manifestPath ? "" : " (also as \(input.manifestPath))"
+                throw .usage("\(earlier.label) is given twice\(spelling): give each shard's manifest once")
+            }
+            seen[key] = input
+        }
+    }
+
+    private static func checkAllAreShards(_ inputs: [ShardInput]) throws(RunError) -> [(Shard, ShardInput)] {
+        let notShards = inputs.filter { $0.manifest.shard == nil }
+        if notShards.count == inputs.count {
+            throw .usage("none of the manifests is a shard (\(inputs.map(\.manifestPath).joined(separator: ", "))): "
+                         + "merge joins the manifests written by `thumbs run --shard I/N`")
+        }
+        if let first = notShards.first {
+            throw .usage("\(first.manifestPath) is not a shard (it was written without --shard) and cannot be merged with shards; "
+                         + "give only the manifests of `thumbs run --shard I/N`")
+        }
+        return inputs.map { ($0.manifest.shard!, $0) }
+    }
+
+    private static func checkNotInterrupted(_ shards: [(Shard, ShardInput)]) throws(RunError) {
+        if let (_, input) = shards.first(where: { $0.1.manifest.interrupted == true }) {
+            throw .usage("\(input.label) was interrupted and lists only the images it finished: "
+                         + "run that shard again with the same command to finish it, then merge")
+        }
+    }
+
+    /// All shards of one N, each index exactly once, none missing.
+    private static func checkCompleteSet(_ shards: [(Shard, ShardInput)]) throws(RunError) -> [ShardInput] {
+        let count = shards[0].0.count
+        if let (_, other) = shards.first(where: { $0.0.count != count }) {
+            throw .usage("\(shards[0].1.label) and \(other.label) belong to sets of different sizes: "
+                         + "merge the shards of one run, all made with the same N in --shard I/N")
+        }
+        var byIndex = [ShardInput?](repeating: nil, count: count)
+        for (shard, input) in shards {
+            if let earlier = byIndex[shard.index] {
+                throw .usage("shard \(shard) is given twice: \(earlier.manifestPath) and \(input.manifestPath); "
+                             + "give each shard once")
+            }
+            byIndex[shard.index] = input
+        }
+        let missing = byIndex.indices.filter { byIndex[$0] == nil }
+        if !missing.isEmpty {
+            let one = missing.count == 1
+            let names = missing.prefix(10).map { "\($0)/\(count)" }.joined(separator: ", ")
+                + (missing.count > 10 ? " and \(missing.count - 10) more" : "")
+            throw .usage("\(one ? "shard" : "shards") \(names) \(one ? "is" : "are") missing (\(shards.count) of \(count) given): "
+                         + "merge needs the manifest of every shard; run the missing \(one ? "shard" : "shards") "
+                         + "or give \(one ? "its" : "their") manifest")
+        }
+        return byIndex.map { $0! }
+    }
+
+    private static func checkSameSettings(_ ordered: [ShardInput]) throws(RunError) {
+        let reference = ordered[0]
+        for input in ordered.dropFirst() where input.manifest.settings != reference.manifest.settings {
+            let differences = settingsDifferences(reference.manifest.settings, input.manifest.settings)
+            throw .usage("\(input.label) was made with other settings than \(reference.label) (\(differences.joined(separator: "; "))): "
+                         + "run every shard with the same options")
+        }
+    }
+
+    /// `quality 80 vs 70`, one per field that differs.
+    static func settingsDifferences(_ a: OutputSettings, _ b: OutputSettings) -> [String] {
+        var differences: [String] = []
+        func compare<T: Equatable>(_ name: String, _ x: T, _ y: T, _ text: (T) -> String) {
+            if x != y { differences.append("\(name) \(text(x)) vs \(text(y))") }
+        }
+        compare("--size", a.sizes.map(\.label), b.sizes.map(\.label)) { $0.joined(separator: ",") }
+        compare("--fit", a.fit, b.fit) { $0.rawValue }
+        compare("--crop", a.crop, b.crop) { $0.rawValue }
+        compare("--enlarge", a.enlarge, b.enlarge) { $0 ? "on" : "off" }
+        compare("--format", a.format, b.format) { $0.rawValue }
+        compare("--quality", a.quality, b.quality) { "\($0)" }
+        compare("--keep-metadata", a.keepMetadata, b.keepMetadata) { $0 ? "on" : "off" }
+        if differences.isEmpty { differences.append("sizes given differently") }
+        return differences
+    }
+
+    /// No id in two shards, every id in the shard its hash names, no output
+    /// path written by two items, and no output path that leaves its folder.
+    private static func checkItems(_ ordered: [ShardInput]) throws(RunError) {
+        var owner: [String: Int] = [:]
+        var outputOwner: [String: Int] = [:]
+        for (index, input) in ordered.enumerated() {
+            let shard = input.manifest.shard!
+            for item in input.manifest.items {
+                if let earlier = owner[item.id] {
+                    throw .usage("item \(quoted(item.id)) is in both \(ordered[earlier].label) and \(input.label): "
+                                 + "the shards overlap; were they run over different sources, or copied from another run?")
+                }
+                owner[item.id] = index
+                let home = ShardPartition.shard(of: item.id, count: shard.count)
+                if home != shard.index {
+                    throw .usage("item \(quoted(item.id)) is in \(input.label) but belongs to shard \(home)/\(shard.count): "
+                                 + "the manifest was not written by this version's --shard; run the shards again with this thumbs")
+                }
+                for output in item.outputs {
+                    guard RelativePath.isContained(output.path) else {
+                        throw .usage("item \(quoted(item.id)) of \(input.label) has an output path outside its folder: \(quoted(output.path))")
+                    }
+                    if let earlier = outputOwner[output.path], earlier != index {
+                        throw .usage("\(ordered[earlier].label) and \(input.label) both list the output \(output.path): "
+                                     + "the shards disagree on output names; run them over the same sources")
+                    }
+                    outputOwner[output.path] = index
+                }
+            }
+        }
+    }
+
+    static func quoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "\n", with: "\\n") + "'"
+    }
+}
