@@ -14,12 +14,13 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Thumbnail every image of the sources (the default command).",
         discussion: """
-            SOURCE is a folder (walked recursively, sorted, hidden files skipped), an image
-            file, a photo list URL (http/https), a list file (.json, .ndjson, .txt) or - for
-            a list on standard input.
+            SOURCE is a folder (walked recursively, sorted, hidden files
+            skipped), an image file, a photo list URL (http/https), a list
+            file (.json, .ndjson, .txt) or - for a list on standard input.
 
-            Outputs go to OUT/<size>/<name>.<ext>, with OUT/manifest.json, OUT/stats.json
-            and OUT/report.html. A second run into the same OUT skips what has not changed.
+            Outputs go to OUT/<size>/<name>.<ext>, with OUT/manifest.json,
+            OUT/stats.json and OUT/report.html. A second run into the same
+            OUT skips what has not changed; an interrupted run resumes.
 
             EXAMPLES:
               thumbs run ~/Pictures --out /srv/thumbs --size 256 --size 1024

@@ -26,10 +26,8 @@ public final class OutputDirectory: Sendable {
         stateDirectory = absolute + "/.thumbs"
         temporaryDirectory = stateDirectory + "/tmp"
         writer = AtomicFile(temporaryDirectory: temporaryDirectory, synchronise: synchronise)
-        do {
-            try FileManager.default.createDirectory(atPath: temporaryDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw .fatal("cannot write to output folder \(path): \(Self.reason(error)); choose another --out or fix its permissions")
+        if let failure = makeDirectories(temporaryDirectory) {
+            throw .fatal("cannot write to output folder \(path): \(failure); choose another --out or fix its permissions")
         }
         let fd = open(stateDirectory + "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
@@ -71,8 +69,19 @@ public final class OutputDirectory: Sendable {
             throw .fatal(error.message)
         }
     }
+}
 
-    private static func reason(_ error: Error) -> String {
-        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+/// `mkdir -p`, returning what went wrong in words (nil on success).
+func makeDirectories(_ path: String) -> String? {
+    var prefix = path.hasPrefix("/") ? "" : "."
+    for part in path.split(separator: "/") {
+        prefix += "/" + part
+        if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+            return "\(prefix): \(errnoText())"
+        }
+        var info = stat()
+        if stat(prefix, &info) != 0 { return "\(prefix): \(errnoText())" }
+        if info.st_mode & S_IFMT != S_IFDIR { return "\(prefix) is not a folder" }
     }
+    return nil
 }

@@ -165,3 +165,15 @@ final class IncrementalRunTests: XCTestCase {
         }
     }
 }
+
+final class DryRunTests: XCTestCase {
+    func testDryRunWritesNothing() async throws {
+        let root = TestImages.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        TestImages.write(root + "/in/a.jpg", width: 64, height: 64)
+        let outcome = try await runThumbs([root + "/in"], out: root + "/out") { $0.dryRun = true }
+        XCTAssertEqual(outcome.status, .success)
+        XCTAssertNil(outcome.manifest)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/out"))
+    }
+}
