@@ -1,4 +1,11 @@
+import Foundation
+
 /// Photo-list sources: URLs, list files and standard input.
+///
+/// `resolve` reads every list up front (its pages one after another), turns
+/// the entries into items, and hands back the downloader that ItemProcessor
+/// calls for each item while decoding goes on, plus the closure that ends
+/// the HTTP session and gives stats.json its `downloads` counters.
 enum ListSources {
     struct Resolved: Sendable {
         var items: [SourceItem]
@@ -7,6 +14,64 @@ enum ListSources {
     }
 
     static func resolve(_ sources: [String], options: RunOptions, console: Console) async throws(RunError) -> Resolved {
-        throw .usage("photo lists (\(sources.joined(separator: ", "))) are not supported yet")
+        try await resolve(sources, options: options, console: console, standardInput: readStandardInput)
+    }
+
+    /// `standardInput` reads the list given as `-` (tests pass their own).
+    static func resolve(
+        _ sources: [String], options: RunOptions, console: Console,
+        standardInput: @escaping @Sendable () async -> Data
+    ) async throws(RunError) -> Resolved {
+        if let maxPages = options.maxPages, maxPages < 1 { throw .usage("--max-pages must be at least 1") }
+        if let field = options.urlField, field.split(separator: ".").isEmpty { throw .usage("--url-field needs a field name, such as urls.small") }
+        let session = try HTTPSession(options: options, console: console)
+        let reader = ListReader(session: session, urlField: options.urlField, maxPages: options.maxPages, console: console)
+        var items: [SourceItem] = []
+        do {
+            for source in sources {
+                items += try await self.items(of: source, reader: reader, options: options, console: console, standardInput: standardInput)
+            }
+        } catch {
+            _ = await session.finish()
+            throw error
+        }
+        return Resolved(items: items, fetcher: ImageDownloader(session: session), counters: { await session.finish() })
+    }
+
+    private static func items(
+        of source: String, reader: ListReader, options: RunOptions, console: Console,
+        standardInput: @escaping @Sendable () async -> Data
+    ) async throws(RunError) -> [SourceItem] {
+        let label = source == "-" ? "the list on standard input" : "the photo list \(source)"
+        switch try await reader.read(source, standardInput: standardInput) {
+        case .image(let url):
+            let id = RemoteURL.lastSegment(of: url) ?? "image"
+            return [SourceItem(id: id, source: url, origin: .remote(url: url, meta: [:]))]
+        case .entries(let entries):
+            if !entries.isEmpty, !entries.contains(where: { $0.url.map { RemoteURL.problem($0) == nil } ?? false }) {
+                let hint = options.urlField.map { "no entry has an http(s) URL in the field \($0)" }
+                    ?? "no entry has an http(s) URL in \(ListParser.urlFieldGuesses.joined(separator: ", ")); --url-field PATH names the field"
+                throw .fatal("\(label) has \(entries.count) entries but no image to fetch: \(hint)")
+            }
+            if entries.isEmpty {
+                console.event("list-empty", level: .warning, "\(label) holds no entries")
+            }
+            return entries.enumerated().map { index, entry in
+                let url = entry.url ?? ""
+                return SourceItem(
+                    id: entry.itemID(position: index + 1),
+                    source: url.isEmpty ? "\(source == "-" ? "stdin" : source)#\(index + 1)" : url,
+                    origin: .remote(url: url, meta: entry.meta))
+            }
+        }
+    }
+
+    /// Reads all of standard input off Swift's cooperative threads.
+    @Sendable static func readStandardInput() async -> Data {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: FileHandle.standardInput.readDataToEndOfFile())
+            }
+        }
     }
 }

@@ -80,7 +80,9 @@ public struct SourceResolver: Sendable {
             }
         }
         let stems = result.map { item -> String in
-            if case .remote = item.origin { return item.id }
+            // List ids keep their dots ("v2.1"), but an id taken from a URL's
+            // last segment ("photo.jpg") loses its image extension.
+            if case .remote = item.origin, !ImageSniffer.isNamedLikeImage(item.id) { return item.id }
             return OutputNamer.stem(of: item.id)
         }
         let extensions = result.map { OutputNamer.fileExtension(of: $0.source) }

@@ -73,7 +73,10 @@ public struct ThumbsRun: Sendable {
         defer { interrupt.uninstall() }
 
         let hasRemote = discovered.fetcher != nil
-        let window = jobs * 2 + (hasRemote ? max(1, options.downloadJobs) : 0)
+        // Tasks in flight: enough for every decoder to have its next image
+        // ready, plus room for downloads to run ahead of decoding. Downloaded
+        // images wait as files on disk, so memory stays bounded.
+        let window = jobs * 2 + (hasRemote ? 2 * max(1, options.downloadJobs) : 0)
         var records = [ManifestItem?](repeating: nil, count: items.count)
         var done = 0, failed = 0
         await withTaskGroup(of: (Int, ManifestItem).self) { group in

@@ -1,0 +1,38 @@
+/// Bounds how many downloads run at once (`--download-jobs`).
+///
+/// ItemProcessor's window holds more tasks than there are download slots (so
+/// decoding always has work queued); the tasks beyond the limit wait here, in
+/// arrival order.
+actor AsyncSemaphore {
+    private var available: Int
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    init(permits: Int) {
+        available = max(1, permits)
+    }
+
+    func acquire() async {
+        if available > 0 {
+            available -= 1
+            return
+        }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func release() {
+        if waiters.isEmpty {
+            available += 1
+        } else {
+            // The permit passes straight to the oldest waiter.
+            waiters.removeFirst().resume()
+        }
+    }
+
+    /// Runs `body` holding one permit.
+    nonisolated func withPermit<T: Sendable>(_ body: @Sendable () async -> T) async -> T {
+        await acquire()
+        let result = await body()
+        await release()
+        return result
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+extension HTTPSession {
+    /// Runs `attempt` until it succeeds, fails for good, or `--retries` is
+    /// spent, sleeping per `RetryPolicy` in between (outside any download
+    /// slot, so other downloads go on meanwhile). Returns the last result and
+    /// the number of attempts made.
+    func withRetries<T: Sendable>(
+        _ url: String, _ attempt: @Sendable () async -> Result<T, TransferFailure>
+    ) async -> (result: Result<T, TransferFailure>, attempts: Int) {
+        var attempts = 0
+        while true {
+            attempts += 1
+            let result = await attempt()
+            guard case .failure(var failure) = result, failure.retryable else { return (result, attempts) }
+            if attempts > retry.retries {
+                if attempts > 1 { failure.message += " (gave up after \(attempts) attempts)" }
+                return (.failure(failure), attempts)
+            }
+            if let asked = failure.retryAfter, asked > retry.maxRetryAfter {
+                failure.message += "; the server asks to retry after \(Int(asked)) s, longer than thumbs waits (\(Int(retry.maxRetryAfter)) s)"
+                return (.failure(failure), attempts)
+            }
+            let delay = retry.delay(afterAttempt: attempts, retryAfter: failure.retryAfter)
+            await tally.retry()
+            let level: Console.Level = console.format == .json ? .info : .debug
+            console.event("retry", level: level,
+                          "retrying in \(String(format: "%.1f", delay)) s (attempt \(attempts + 1) of \(retry.retries + 1)): \(failure.message)",
+                          fields: ["url": .string(url), "attempt": .number(Double(attempts + 1)),
+                                   "delaySeconds": .number((delay * 1000).rounded() / 1000),
+                                   "message": .string(failure.message)])
+            try? await Task.sleep(for: .seconds(delay))
+        }
+    }
+}

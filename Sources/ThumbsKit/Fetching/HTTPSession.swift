@@ -1,0 +1,131 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What every request of one run shares: the HTTP client (one connection
+/// pool, so connections are reused), the limits from the command line, the
+/// download slots, the per-host rate limiter, the counters, and the folder
+/// that holds downloads until they are decoded.
+///
+/// The client is shut down by `finish()`, which the run calls once at the
+/// end (through `ListSources.Resolved.counters`). A session dropped without
+/// `finish()` (a dry run, a run that stopped early) shuts its client down
+/// from `deinit`, so no path leaves a running client behind.
+final class HTTPSession: Sendable {
+    let client: HTTPClient
+    /// `--timeout`: to connect, to receive the response head, and at most
+    /// this long without a byte while the body streams.
+    let timeout: Double
+    /// `--max-bytes`, for the Content-Length and for what actually arrives.
+    let maxBytes: Int64
+    let retry: RetryPolicy
+    let limiter: HostRateLimiter
+    /// `--download-jobs` image downloads at once.
+    let slots: AsyncSemaphore
+    let tally = DownloadTally()
+    let console: Console
+    /// Holds image bodies until ItemProcessor has decoded (and removed) them.
+    let temporaryDirectory: String
+    let maxRedirects = 5
+    let userAgent = "thumbs/\(ThumbsVersion.current)"
+    private let closed = Latch()
+
+    init(options: RunOptions, console: Console) throws(RunError) {
+        timeout = options.timeout
+        maxBytes = Int64(options.maxBytes)
+        retry = RetryPolicy(retries: max(0, options.retries))
+        limiter = HostRateLimiter(requestsPerSecond: options.rate)
+        slots = AsyncSemaphore(permits: options.downloadJobs)
+        self.console = console
+
+        let parent = NSTemporaryDirectory().trimmingSuffix("/")
+        Self.sweepAbandoned(in: parent)
+        let folder = parent + "/\(Self.folderPrefix)\(getpid())-\(UUID().uuidString.prefix(8).lowercased())"
+        guard mkdir(folder, 0o700) == 0 else {
+            throw .fatal("cannot create a folder for downloads at \(folder): \(errnoText()); set TMPDIR to a writable folder")
+        }
+        temporaryDirectory = folder
+
+        let limit = TimeAmount.nanoseconds(Int64((options.timeout * 1e9).rounded()))
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,  // followed by hand: see `HTTPSession.get`
+            timeout: .init(connect: limit, read: limit),
+            connectionPool: .init(
+                idleTimeout: .seconds(60),
+                concurrentHTTP1ConnectionsPerHostSoftLimit: max(8, options.downloadJobs + 1)
+            ),
+            decompression: .disabled
+        )
+        configuration.httpVersion = .automatic
+        // A refused connection fails at once and goes through `--retries`
+        // with backoff, instead of being retried silently until the connect
+        // timeout (30 s by default) runs out.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }
+
+    /// Shuts the client down (once), removes the download folder, and
+    /// returns the counters.
+    func finish() async -> DownloadCounters {
+        if closed.claim() {
+            try? await client.shutdown()
+            removeTemporaryDirectory()
+        }
+        return await tally.counters
+    }
+
+    deinit {
+        if closed.claim() {
+            client.shutdown { _ in }
+            removeTemporaryDirectory()
+        }
+    }
+
+    /// A new, unused path in the download folder.
+    func temporaryFile() -> String {
+        temporaryDirectory + "/" + UUID().uuidString.lowercased() + ".download"
+    }
+
+    static let folderPrefix = "thumbs-downloads-"
+
+    /// Removes the download folders of runs that were killed (their
+    /// process is gone), so that `kill -9` leaves nothing behind for long.
+    static func sweepAbandoned(in parent: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: parent) else { return }
+        for name in names where name.hasPrefix(folderPrefix) {
+            guard let pid = Int32(name.dropFirst(folderPrefix.count).prefix(while: { $0 != "-" })), pid > 0,
+                  pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(atPath: parent + "/" + name)
+        }
+    }
+
+    private func removeTemporaryDirectory() {
+        try? FileManager.default.removeItem(atPath: temporaryDirectory)
+    }
+}
+
+/// Becomes claimed exactly once.
+final class Latch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var claimed = false
+
+    func claim() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if claimed { return false }
+        claimed = true
+        return true
+    }
+}
+
+private extension String {
+    func trimmingSuffix(_ suffix: String) -> String {
+        var text = self
+        while text.count > 1 && text.hasSuffix(suffix) { text.removeLast(suffix.count) }
+        return text
+    }
+}

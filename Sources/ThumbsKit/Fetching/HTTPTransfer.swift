@@ -1,0 +1,268 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Where a response body goes.
+enum BodyTarget: Sendable {
+    /// Kept in memory (list pages; bounded by `--max-bytes`).
+    case memory
+    /// Streamed to this new file (images), never held in memory whole.
+    case file(String)
+}
+
+/// A response that was received whole: 2xx, or 304 to a conditional request.
+struct TransferResponse: Sendable {
+    var status: Int
+    var headers: HTTPHeaders
+    /// The URL that answered, after redirects.
+    var url: String
+    /// Body bytes received.
+    var bytes: Int64
+    /// The body, for `.memory`.
+    var body: Data?
+    /// The file holding the body, for `.file`.
+    var file: String?
+    /// The server declared an image (`Content-Type: image/…`) to a `.memory`
+    /// request: the body was not read (a list URL that is one image).
+    var declaredImage = false
+
+    var etag: String? { headers.first(name: "etag") }
+    var lastModified: String? { headers.first(name: "last-modified") }
+    var contentType: String { headers.first(name: "content-type") ?? "" }
+}
+
+/// Why a request failed, and whether trying again may help.
+struct TransferFailure: Error, Sendable {
+    var code: ItemError.Code
+    var message: String
+    /// 5xx, 429, 408, timeouts and network errors are worth another try.
+    var retryable: Bool
+    /// Seconds the server asked to wait (`Retry-After`).
+    var retryAfter: Double? = nil
+    var status: Int? = nil
+    var bytes: Int64 = 0
+}
+
+extension HTTPSession {
+    /// One GET, following at most 5 redirects and only to http and https,
+    /// with `--timeout`, `--max-bytes` and `--rate` applied to every hop.
+    ///
+    /// Redirects are followed here rather than by AsyncHTTPClient so that
+    /// each hop is checked (AsyncHTTPClient would also follow `http+unix:`),
+    /// counted, rate limited, and named in the message when it goes wrong.
+    /// `wantsImage` stops a body early, as `unsupported`, when its first
+    /// bytes are not an image and its Content-Type does not claim one.
+    func get(
+        _ url: String, headers extra: HTTPHeaders = [:], accept: String, into target: BodyTarget, wantsImage: Bool
+    ) async -> Result<TransferResponse, TransferFailure> {
+        var current = url
+        var chain = [url]
+        while true {
+            if let problem = RemoteURL.problem(current) {
+                return .failure(TransferFailure(code: chain.count > 1 ? .download : .unsupported, message: problem, retryable: false))
+            }
+            await limiter.wait(for: RemoteURL.host(of: current) ?? "")
+            await tally.request()
+            var request = HTTPClientRequest(url: current)
+            request.headers.add(name: "User-Agent", value: userAgent)
+            request.headers.add(name: "Accept", value: accept)
+            request.headers.add(contentsOf: extra)
+            let response: HTTPClientResponse
+            do {
+                response = try await client.execute(request, deadline: .now() + timeAmount)
+            } catch {
+                return .failure(networkFailure(error, url: current, received: 0, expected: nil))
+            }
+            let status = Int(response.status.code)
+            await tally.response(status: status)
+
+            if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "location") {
+                await discard(response.body)
+                guard let next = URL(string: location, relativeTo: URL(string: current))?.absoluteURL.absoluteString else {
+                    return .failure(TransferFailure(
+                        code: .download, message: "\(current) redirects to \(RemoteURL.quoted(location)), which is not a URL",
+                        retryable: false, status: status))
+                }
+                if chain.contains(next) {
+                    return .failure(TransferFailure(
+                        code: .download, message: "redirect loop: \((chain + [next]).joined(separator: " → "))",
+                        retryable: false, status: status))
+                }
+                if chain.count > maxRedirects {
+                    return .failure(TransferFailure(
+                        code: .download, message: "more than \(maxRedirects) redirects: \((chain + [next]).joined(separator: " → "))",
+                        retryable: false, status: status))
+                }
+                if let scheme = URL(string: next)?.scheme?.lowercased(), scheme != "http" && scheme != "https" {
+                    return .failure(TransferFailure(
+                        code: .download, message: "\(current) redirects to \(next); only http and https redirects are followed",
+                        retryable: false, status: status))
+                }
+                chain.append(next)
+                current = next
+                continue
+            }
+            if status == 304 {
+                await discard(response.body)
+                return .success(TransferResponse(status: status, headers: response.headers, url: current, bytes: 0))
+            }
+            guard (200..<300).contains(status) else {
+                await discard(response.body)
+                let retryAfter = response.headers.first(name: "retry-after").flatMap { RetryPolicy.retryAfter($0) }
+                return .failure(TransferFailure(
+                    code: .download, message: "\(current) answered HTTP \(status) \(response.status.reasonPhrase)",
+                    retryable: status >= 500 || status == 429 || status == 408,
+                    retryAfter: retryAfter, status: status))
+            }
+            return await receive(response, url: current, into: target, wantsImage: wantsImage)
+        }
+    }
+
+    private var timeAmount: TimeAmount { .nanoseconds(Int64((timeout * 1e9).rounded())) }
+
+    private var timeoutText: String {
+        let seconds = timeout.rounded() == timeout ? String(Int(timeout)) : String(timeout)
+        return "\(seconds) s (--timeout)"
+    }
+
+    /// Streams a 2xx body to its target, enforcing `--max-bytes` on the
+    /// Content-Length and on the bytes that arrive.
+    private func receive(
+        _ response: HTTPClientResponse, url: String, into target: BodyTarget, wantsImage: Bool
+    ) async -> Result<TransferResponse, TransferFailure> {
+        let status = Int(response.status.code)
+        let contentType = response.headers.first(name: "content-type") ?? ""
+        let declaresImage = contentType.lowercased().hasPrefix("image/")
+        let expected = response.headers.first(name: "content-length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        if let expected, expected > maxBytes {
+            return .failure(TransferFailure(
+                code: .download, message: "\(url) is \(expected) bytes (Content-Length), more than --max-bytes \(maxBytes)",
+                retryable: false, status: status))
+        }
+        if case .memory = target, declaresImage {
+            return .success(TransferResponse(status: status, headers: response.headers, url: url, bytes: 0, declaredImage: true))
+        }
+
+        var sink: FileSink?
+        if case .file(let path) = target {
+            do {
+                sink = try FileSink(path: path)
+            } catch {
+                return .failure(TransferFailure(code: .io, message: error.message, retryable: false, status: status))
+            }
+        }
+        var memory = Data()
+        var received: Int64 = 0
+        var prefix: [UInt8] = []
+        var sniffed = !wantsImage || declaresImage
+        func fail(_ failure: TransferFailure) async -> Result<TransferResponse, TransferFailure> {
+            sink?.abandon()
+            await tally.received(received)
+            var failure = failure
+            failure.bytes = received
+            failure.status = status
+            return .failure(failure)
+        }
+        func notAnImage() -> TransferFailure {
+            let what = contentType.isEmpty ? "no Content-Type" : "Content-Type \(contentType)"
+            let start = String(decoding: prefix.prefix(40), as: UTF8.self)
+                .map { $0.isLetter || $0.isNumber || $0.isPunctuation || $0 == " " ? String($0) : "." }.joined()
+            return TransferFailure(
+                code: .unsupported,
+                message: "\(url) is not an image (\(what), starting \(RemoteURL.quoted(start)))",
+                retryable: false)
+        }
+
+        do {
+            for try await chunk in response.body {
+                received += Int64(chunk.readableBytes)
+                if received > maxBytes {
+                    return await fail(TransferFailure(
+                        code: .download, message: "\(url) sent more than --max-bytes \(maxBytes) bytes; stopped",
+                        retryable: false))
+                }
+                if !sniffed {
+                    prefix.append(contentsOf: chunk.readableBytesView.prefix(ImageSniffer.prefixLength - prefix.count))
+                    if prefix.count >= ImageSniffer.prefixLength {
+                        sniffed = true
+                        if ImageSniffer.format(of: prefix) == nil { return await fail(notAnImage()) }
+                    }
+                }
+                if let sink {
+                    do { try sink.write(chunk) } catch { return await fail(TransferFailure(code: .io, message: error.message, retryable: false)) }
+                } else {
+                    memory.append(contentsOf: chunk.readableBytesView)
+                }
+            }
+        } catch {
+            return await fail(networkFailure(error, url: url, received: received, expected: expected))
+        }
+        if !sniffed, ImageSniffer.format(of: prefix) == nil {
+            return await fail(notAnImage())
+        }
+        if let expected, received != expected {
+            return await fail(TransferFailure(
+                code: .download,
+                message: "\(url) sent \(received) bytes of the \(expected) its Content-Length announced: the body was cut short",
+                retryable: received < expected))
+        }
+        do {
+            try sink?.close()
+        } catch {
+            return await fail(TransferFailure(code: .io, message: error.message, retryable: false))
+        }
+        await tally.received(received)
+        return .success(TransferResponse(
+            status: status, headers: response.headers, url: url, bytes: received,
+            body: sink == nil ? memory : nil, file: sink?.path))
+    }
+
+    /// Reads and drops a small body (a redirect, an error page) so the
+    /// connection can be reused; a large one is abandoned instead.
+    private func discard(_ body: HTTPClientResponse.Body) async {
+        var dropped = 0
+        do {
+            for try await chunk in body {
+                dropped += chunk.readableBytes
+                if dropped > 64 << 10 { break }
+            }
+        } catch {}
+        await tally.received(Int64(dropped))
+    }
+
+    /// A message a person understands for an error from the client.
+    func networkFailure(_ error: Error, url: String, received: Int64, expected: Int64?) -> TransferFailure {
+        let progress = received > 0 || expected != nil
+            ? " after \(received)\(expected.map { " of \($0)" } ?? "") bytes" : ""
+        let what: String
+        let client = error as? HTTPClientError
+        if client == .deadlineExceeded || client == .readTimeout {
+            what = received > 0 ? "no data for \(timeoutText)\(progress)" : "no answer within \(timeoutText)"
+        } else if client == .connectTimeout {
+            what = "could not connect within \(timeoutText)"
+        } else if client == .remoteConnectionClosed {
+            what = "the server closed the connection\(progress)"
+        } else if client == .bodyLengthMismatch {
+            what = "the body did not match its Content-Length\(progress)"
+        } else if client == .cancelled {
+            what = "the request was cancelled"
+        } else {
+            what = Self.describe(error) + progress
+        }
+        return TransferFailure(code: .download, message: "\(url): \(what)", retryable: true, bytes: received)
+    }
+
+    /// Short text for NIO and POSIX errors ("connection refused").
+    static func describe(_ error: Error) -> String {
+        let text = String(describing: error)
+        let lower = text.lowercased()
+        if lower.contains("connection refused") || lower.contains("econnrefused") { return "connection refused" }
+        if lower.contains("connection reset") { return "connection reset by the server" }
+        if lower.contains("invalideofstate") { return "the connection closed in the middle of the response" }
+        if lower.contains("no such host") || lower.contains("name or service not known") || lower.contains("nodename nor servname") {
+            return "unknown host"
+        }
+        return text.count > 300 ? String(text.prefix(300)) + "…" : text
+    }
+}

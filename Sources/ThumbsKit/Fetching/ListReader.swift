@@ -1,0 +1,109 @@
+import Foundation
+
+/// Reads the entries of one list SOURCE: an http(s) URL (following its
+/// pages), a local list file, or standard input (`-`).
+struct ListReader: Sendable {
+    let session: HTTPSession
+    let urlField: String?
+    let maxPages: Int?
+    let console: Console
+
+    static let accept = "application/json, application/x-ndjson;q=0.9, text/plain;q=0.8, */*;q=0.5"
+
+    /// What a list SOURCE turned out to hold.
+    enum Content: Sendable {
+        case entries([ListEntry])
+        /// The URL answered with an image: it is one image item.
+        case image(url: String)
+    }
+
+    func read(_ source: String, standardInput: @Sendable () async -> Data) async throws(RunError) -> Content {
+        if source == "-" {
+            let data = await standardInput()
+            return .entries(try parse(data, base: nil, what: "the list on standard input"))
+        }
+        let lower = source.lowercased()
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+            return try await readRemote(source)
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: source))
+        } catch {
+            throw .fatal("cannot read the photo list \(source): \((error as NSError).localizedDescription)")
+        }
+        return .entries(try parse(data, base: nil, what: "the photo list \(source)"))
+    }
+
+    private func parse(_ data: Data, base: URL?, what: String) throws(RunError) -> [ListEntry] {
+        do {
+            return try ListParser.parse(data, urlField: urlField, base: base)
+        } catch {
+            throw .fatal("\(what) does not parse: \(error.message)")
+        }
+    }
+
+    /// Follows `Link: <…>; rel="next"` from page to page. The list ends at an
+    /// empty page, a page shorter than the first, a page without `next`, a
+    /// page that only repeats entries already read (a server that clamps the
+    /// page number), a `next` already visited, or `--max-pages`. Picsum
+    /// advertises `next` after its last page, so that page is read, found
+    /// empty, and ends the list without an error. A 404 or 410 after the
+    /// first page ends it too; anything else unreadable is fatal.
+    private func readRemote(_ url: String) async throws(RunError) -> Content {
+        var entries: [ListEntry] = []
+        var seen = Set<ListEntry>()
+        var next: String? = url
+        var visited = Set<String>()
+        var pages = 0
+        var firstCount: Int?
+        while let pageURL = next {
+            if let maxPages, pages >= maxPages { break }
+            visited.insert(pageURL)
+            let session = self.session
+            let (result, _) = await session.withRetries(pageURL) {
+                await session.get(pageURL, accept: Self.accept, into: .memory, wantsImage: false)
+            }
+            let response: TransferResponse
+            switch result {
+            case .success(let ok):
+                response = ok
+            case .failure(let failure):
+                if pages > 0, let status = failure.status, status == 404 || status == 410 {
+                    console.event("list-end", level: .warning,
+                                  "\(pageURL) answered HTTP \(status); the list \(url) ends after \(pages) pages")
+                    return .entries(entries)
+                }
+                let which = pages == 0 ? "the photo list" : "page \(pages + 1) of the photo list \(url)"
+                throw .fatal("cannot read \(which): \(failure.message)")
+            }
+            if pages == 0 && isImage(response) {
+                return .image(url: url)
+            }
+            pages += 1
+            await session.tally.page()
+            let page = try parse(response.body ?? Data(), base: URL(string: response.url),
+                                 what: pages == 1 ? "the photo list \(url)" : "page \(pages) of the photo list \(url) (\(pageURL))")
+            console.event("list-page", level: .debug, "\(pageURL): \(page.count) entries",
+                          fields: ["url": .string(pageURL), "entries": .number(Double(page.count)), "page": .number(Double(pages))])
+            if page.isEmpty { break }
+            let fresh = page.filter { !seen.contains($0) }
+            if fresh.isEmpty { break }
+            seen.formUnion(fresh)
+            entries += fresh
+            if let firstCount, page.count < firstCount { break }
+            if firstCount == nil { firstCount = page.count }
+            next = LinkHeader.target(rel: "next", in: response.headers[canonicalForm: "link"].map(String.init),
+                                     base: URL(string: response.url))
+            if let candidate = next, visited.contains(candidate) { break }
+        }
+        return .entries(entries)
+    }
+
+    /// A list URL that answers with an image (declared, or by its bytes).
+    private func isImage(_ response: TransferResponse) -> Bool {
+        if response.declaredImage { return true }
+        guard let body = response.body, !body.isEmpty else { return false }
+        return ImageSniffer.format(of: body.prefix(ImageSniffer.prefixLength)) != nil
+    }
+}
