@@ -49,7 +49,7 @@ vips copy "$tmp/cmyk.v" "$out/cmyk.jpg[Q=85,strip]"  # no profile: the CMYK fall
 # WebP, a 16-bit PNG, and a TIFF in a subfolder.
 photo "$tmp/f.v" 1400 800 6
 vips copy "$tmp/f.v" "$out/wide.webp[Q=80]"
-photo "$tmp/g.v" 320 240 7
+photo "$tmp/g.v" 400 300 7
 vips cast "$tmp/g.v" "$tmp/g16.v" ushort
 vips linear "$tmp/g16.v" "$tmp/g16s.v" 257 0
 vips cast "$tmp/g16s.v" "$tmp/g16c.v" ushort

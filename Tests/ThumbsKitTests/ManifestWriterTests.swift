@@ -22,7 +22,10 @@ final class ManifestWriterTests: XCTestCase {
         XCTAssertTrue(text.contains("\n    {\"id\": "), "one item per line")
         XCTAssertEqual(text.components(separatedBy: "\n").filter { $0.hasPrefix("    {\"id\"") }.count, 2)
         XCTAssertNoThrow(try JSONSerialization.jsonObject(with: data))
+        XCTAssertEqual(ManifestLineReader.decode(data), manifest, "read back line by line")
+        XCTAssertNil(ManifestLineReader.decode(try ManifestCoding.encode(manifest)), "other layouts fall back to JSONDecoder")
         let empty = Manifest(tool: .init(libvips: "x"), startedAt: "", finishedAt: "", settings: OutputSettings(), items: [])
         XCTAssertEqual(try JSONDecoder().decode(Manifest.self, from: ManifestWriter.encode(empty)), empty)
+        XCTAssertEqual(ManifestLineReader.decode(ManifestWriter.encode(empty)), empty)
     }
 }

@@ -23,7 +23,7 @@ public enum ManifestCoding {
             throw .usage("cannot read manifest \(path): \(error.localizedDescription)")
         }
         do {
-            let manifest = try JSONDecoder().decode(Manifest.self, from: data)
+            let manifest = try ManifestLineReader.decode(data) ?? JSONDecoder().decode(Manifest.self, from: data)
             guard manifest.schema == Manifest.schemaName else {
                 throw RunError.usage("\(path) is not a thumbs manifest (schema \(manifest.schema))")
             }

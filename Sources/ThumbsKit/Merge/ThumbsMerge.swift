@@ -104,7 +104,7 @@ public struct ThumbsMerge: Sendable {
 
     private func write(_ manifest: Manifest, _ statistics: Statistics, out: OutputDirectory) throws(RunError) {
         do {
-            try out.writeFinal(try ManifestCoding.encode(manifest), to: out.manifestPath)
+            try out.writeManifest(manifest)
             try out.writeFinal(try ManifestCoding.encode(statistics), to: out.statsPath)
             if writeReport {
                 let html = ReportWriter(manifest: manifest, statistics: statistics).render()

@@ -21,28 +21,43 @@ public struct AtomicFile: Sendable {
 
     /// Writes `data` to `path`, creating parent folders.
     public func write(_ data: Data, to path: String) throws(ItemError) {
+        try write(to: path) { (emit: (UnsafeRawBufferPointer) throws(ItemError) -> Void) throws(ItemError) in
+            var failure: ItemError?
+            data.withUnsafeBytes { raw in
+                do throws(ItemError) { try emit(raw) } catch { failure = error }
+            }
+            if let failure { throw failure }
+        }
+    }
+
+    /// Writes what `produce` emits, chunk by chunk, to `path`: large files
+    /// (a manifest of 100,000 items) never have to be whole in memory.
+    public func write(
+        to path: String,
+        produce: (_ emit: (UnsafeRawBufferPointer) throws(ItemError) -> Void) throws(ItemError) -> Void
+    ) throws(ItemError) {
         let temp = temporaryDirectory + "/" + UUID().uuidString + ".tmp"
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw ItemError.io("cannot write \(path): \(errnoText())") }
-        var ok = data.withUnsafeBytes { raw -> Bool in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
+        do throws(ItemError) {
+            try produce { (raw: UnsafeRawBufferPointer) throws(ItemError) in
+                var offset = 0
+                while offset < raw.count {
+                    let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        throw ItemError.io("cannot write \(path): \(errnoText())")
+                    }
+                    offset += n
                 }
-                offset += n
             }
-            return true
-        }
-        var failure = ok ? 0 : errno
-        if ok && synchronise && fsync(fd) != 0 { ok = false; failure = errno }
-        close(fd)
-        guard ok else {
+            if synchronise && fsync(fd) != 0 { throw ItemError.io("cannot write \(path): \(errnoText())") }
+        } catch {
+            close(fd)
             unlink(temp)
-            throw ItemError.io("cannot write \(path): \(errnoText(failure))")
+            throw error
         }
+        close(fd)
         if rename(temp, path) != 0 {
             if errno == ENOENT || errno == ENOTDIR {
                 makeParents(of: path)

@@ -209,7 +209,7 @@ public struct ThumbsRun: Sendable {
 
     private func write(manifest: Manifest, statistics: Statistics, out: OutputDirectory) throws(RunError) {
         do {
-            try out.writeFinal(ManifestWriter.encode(manifest), to: out.manifestPath)
+            try out.writeManifest(manifest)
             try out.writeFinal(try ManifestCoding.encode(statistics), to: out.statsPath)
             if options.writeReport {
                 let html = ReportWriter(manifest: manifest, statistics: statistics).render()

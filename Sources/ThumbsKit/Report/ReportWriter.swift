@@ -1,14 +1,370 @@
-/// `OUT/report.html`: a self-contained page of the run.
+import Foundation
+
+/// `OUT/report.html`: one self-contained page of a run. Inline CSS and SVG
+/// only: no scripts, fonts or images from elsewhere; thumbnails are
+/// referenced by their relative paths.
+///
+/// Order: the summary (cards, statuses, settings), the charts, the failures,
+/// then a grid of every thumbnail. Built to stay usable with 100,000 items:
+/// per-item markup is a few short tags, the grid and the failures table come
+/// in chunks of `ReportStyle.chunkSize` that the browser lays out only when
+/// on screen, and charts have a bounded number of marks.
 public struct ReportWriter: Sendable {
     public var manifest: Manifest
     public var statistics: Statistics
+    /// Put before every thumbnail path: where the thumbnails lie relative to
+    /// the report's folder (e.g. `"../shard-0/"` for a merged report that
+    /// references shard outputs in place). Empty when they lie beside it.
+    public var thumbnailBase: String
 
-    public init(manifest: Manifest, statistics: Statistics) {
+    public init(manifest: Manifest, statistics: Statistics, thumbnailBase: String = "") {
         self.manifest = manifest
         self.statistics = statistics
+        self.thumbnailBase = thumbnailBase
     }
 
     public func render() -> String {
-        "<!doctype html><meta charset=utf-8><title>thumbs report</title><p>\(statistics.counts.ok) ok, \(statistics.counts.failed) failed</p>\n"
+        var out = ""
+        // About 160 bytes per item in the grid, plus the fixed parts.
+        out.reserveCapacity(24_000 + manifest.items.count * 170)
+        head(into: &out)
+        summary(into: &out)
+        charts(into: &out)
+        failures(into: &out)
+        grid(into: &out)
+        out += "<footer>Made by thumbs \(ReportFormat.escape(manifest.tool.version)) with libvips \(ReportFormat.escape(manifest.tool.libvips)). "
+        out += "This page is self-contained: no scripts, nothing loaded from the network.</footer>\n</main>\n</body>\n</html>\n"
+        return out
+    }
+
+    // MARK: Head and summary
+
+    private func head(into out: inout String) {
+        let c = statistics.counts
+        out += "<!doctype html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n"
+        out += "<meta name=viewport content=\"width=device-width,initial-scale=1\">\n<meta name=color-scheme content=\"light dark\">\n"
+        out += "<meta name=generator content=\"thumbs \(ReportFormat.escape(manifest.tool.version))\">\n"
+        out += "<title>thumbs report · \(ReportFormat.int(c.discovered)) images</title>\n<style>\n"
+        out += ReportStyle.css
+        out += "\n</style>\n</head>\n<body>\n<main>\n<header>\n<div class=kicker>thumbs report</div>\n"
+        out += "<h1>\(ReportFormat.int(c.discovered)) image\(c.discovered == 1 ? "" : "s"): "
+        out += "\(ReportFormat.int(thumbnailed)) thumbnailed, \(ReportFormat.int(c.failed)) failed</h1>\n"
+        out += "<p class=meta>"
+        out += ReportFormat.escape(Self.readableSpan(manifest.startedAt, manifest.finishedAt))
+        out += " · thumbs \(ReportFormat.escape(manifest.tool.version)) · libvips \(ReportFormat.escape(manifest.tool.libvips))"
+        if let shard = manifest.shard { out += " · shard \(ReportFormat.escape("\(shard)"))" }
+        out += "</p>\n<nav><a href=\"#summary\">Summary</a><a href=\"#charts\">Charts</a>"
+        out += "<a href=\"#failures\">Failures <span class=count>\(ReportFormat.int(c.failed))</span></a>"
+        out += "<a href=\"#thumbnails\">Thumbnails <span class=count>\(ReportFormat.int(thumbnailed))</span></a></nav>\n</header>\n"
+        if manifest.interrupted == true {
+            out += "<p class=banner><b>This run was interrupted.</b> Only the images finished before it stopped are listed; run the same command again to finish the rest.</p>\n"
+        }
+    }
+
+    /// Items that have a thumbnail: ok, unchanged and duplicate.
+    private var thumbnailed: Int {
+        statistics.counts.ok + statistics.counts.unchanged + statistics.counts.duplicate
+    }
+
+    private func summary(into out: inout String) {
+        let s = statistics, c = s.counts, t = s.time
+        out += "<section id=summary>\n<div class=cards>\n"
+        card("Images", ReportFormat.int(c.discovered),
+             c.ignored > 0 ? "\(ReportFormat.int(c.ignored)) other file\(c.ignored == 1 ? "" : "s") ignored" : "found in the sources", into: &out)
+        let kinds = [(c.ok, "new"), (c.unchanged, "unchanged"), (c.duplicate, "duplicate")].filter { $0.0 > 0 }
+        card("Thumbnailed", ReportFormat.int(thumbnailed),
+             kinds.isEmpty ? "no thumbnails" : kinds.map { "\(ReportFormat.int($0.0)) \($0.1)" }.joined(separator: " · "),
+             tone: thumbnailed > 0 && c.failed == 0 ? "good" : "", into: &out)
+        card("Failed", ReportFormat.int(c.failed),
+             c.failed == 0 ? "no failures" : String(format: "%.1f%% of the images", Double(c.failed) / Double(max(1, c.discovered)) * 100),
+             tone: c.failed > 0 ? "bad" : "", into: &out)
+        card("Throughput", ReportFormat.number(t.imagesPerSecond, digits: t.imagesPerSecond < 100 ? 1 : 0), unit: "img/s",
+             "wall time \(ReportFormat.duration(t.wallSeconds))", into: &out)
+        out += "</div>\n"
+
+        // The statuses as one stacked bar.
+        out += "<div class=status><div class=stack>"
+        let parts: [(String, Int)] = [("ok", c.ok), ("unchanged", c.unchanged), ("duplicate", c.duplicate), ("failed", c.failed)]
+        let total = max(1, parts.reduce(0) { $0 + $1.1 })
+        for (name, n) in parts where n > 0 {
+            out += "<span class=s-\(name) style=\"width:\(String(format: "%.3f", Double(n) / Double(total) * 100))%\" title=\"\(name) \(ReportFormat.int(n))\"></span>"
+        }
+        out += "</div><div class=legend>"
+        for (name, n) in parts {
+            out += "<span><i class=\"sw s-\(name)\"></i>\(name) <b>\(ReportFormat.int(n))</b></span>"
+        }
+        if let gone = manifest.gone, !gone.isEmpty {
+            out += "<span>gone since the last run <b>\(ReportFormat.int(gone.count))</b></span>"
+        }
+        out += "</div>\n"
+
+        // Smaller figures under the statuses.
+        out += "<dl class=facts>"
+        fact("Wall time", ReportFormat.duration(t.wallSeconds), "", into: &out)
+        fact("Per image", t.perImageMs.count > 0 ? "\(ReportFormat.number(t.perImageMs.p50, digits: 1)) ms" : "–",
+             t.perImageMs.count > 0 ? "median · p95 \(ReportFormat.number(t.perImageMs.p95, digits: t.perImageMs.p95 < 10 ? 1 : 0)) ms" : "nothing decoded", into: &out)
+        let images = c.ok + c.unchanged + c.duplicate
+        fact("Bytes in", ReportFormat.bytes(s.bytes.input),
+             images > 0 ? "\(ReportFormat.bytes(s.bytes.input / Int64(images))) per image" : "", into: &out)
+        let outputs = s.dimensions.output.width.count
+        fact("Bytes out", ReportFormat.bytes(s.bytes.output),
+             (s.bytes.input > 0 ? String(format: "%.1f%% of input · ", Double(s.bytes.output) / Double(s.bytes.input) * 100) : "")
+                + "\(ReportFormat.int(outputs)) file\(outputs == 1 ? "" : "s")", into: &out)
+        let d = s.downloads
+        fact("Downloads", d.requests > 0 ? "\(ReportFormat.int(d.requests)) requests" : "none",
+             d.requests > 0 ? "\(ReportFormat.bytes(d.bytes)) · \(ReportFormat.int(d.retries)) retries" : "local files only", into: &out)
+        out += "</dl></div>\n"
+
+        // The settings as the options that produced them.
+        let settings = manifest.settings
+        out += "<div class=settings><span class=l>Settings</span>"
+        for size in settings.sizes { chip("size", size.label, into: &out) }
+        chip("fit", settings.fit.rawValue, into: &out)
+        if settings.fit == .cover { chip("crop", settings.crop.rawValue, into: &out) }
+        chip("enlarge", settings.enlarge ? "yes" : "no", into: &out)
+        chip("format", settings.format.rawValue, into: &out)
+        chip("quality", "\(settings.quality)", into: &out)
+        chip("metadata", settings.keepMetadata ? "kept" : "stripped", into: &out)
+        out += "</div>\n</section>\n"
+    }
+
+    private func card(_ label: String, _ value: String, unit: String = "", _ sub: String, tone: String = "", into out: inout String) {
+        out += "<div class=\"card \(tone)\"><div class=l>\(label)</div><div class=v>\(ReportFormat.escape(value))"
+        if !unit.isEmpty { out += "<small>\(unit)</small>" }
+        out += "</div><div class=s>\(ReportFormat.escape(sub))</div></div>\n"
+    }
+
+    private func fact(_ label: String, _ value: String, _ sub: String, into out: inout String) {
+        out += "<div><dt>\(label)</dt><dd>"
+        out.appendEscaped(value)
+        if !sub.isEmpty {
+            out += "<small>"
+            out.appendEscaped(sub)
+            out += "</small>"
+        }
+        out += "</dd></div>"
+    }
+
+    private func chip(_ name: String, _ value: String, into out: inout String) {
+        out += "<span class=chip>\(name) <b>"
+        out.appendEscaped(value)
+        out += "</b></span>"
+    }
+
+    // MARK: Charts
+
+    private func charts(into out: inout String) {
+        var sizes: [(width: Int, height: Int)] = []
+        var megapixels: [Double] = []
+        var times: [Double] = []
+        sizes.reserveCapacity(manifest.items.count)
+        megapixels.reserveCapacity(manifest.items.count)
+        times.reserveCapacity(manifest.items.count)
+        for item in manifest.items {
+            if item.status == .ok { times.append(item.ms) }
+            guard item.status != .failed, let w = item.width, let h = item.height else { continue }
+            sizes.append((w, h))
+            megapixels.append(Double(w) * Double(h) / 1_000_000)
+        }
+        let s = statistics
+        out += "<section id=charts>\n<h2>Charts</h2>\n<div class=charts>\n"
+
+        let marks = ReportCharts.scatterMarks(sizes)
+        panel("Input dimensions", "width × height as displayed · dashed line: square · "
+                + (marks.count > ReportCharts.maxScatterMarks ? "darker cells: more images" : "larger dots: more images"), into: &out)
+        ReportCharts.scatter(marks, images: sizes.count, into: &out)
+        out += "</figure>\n"
+
+        panel("Megapixels", megapixels.isEmpty ? "of the input images" :
+                "of the input images · median \(ReportFormat.number(s.dimensions.input.megapixels.p50, digits: 2)) MP", into: &out)
+        ReportCharts.histogram(megapixels, unit: "MP", noun: "images", into: &out)
+        out += "</figure>\n"
+
+        panel("Time per image", times.isEmpty ? "decode, resize and encode of each new image" :
+                "decode, resize and encode · median \(ReportFormat.number(s.time.perImageMs.p50, digits: 1)) ms, p95 \(ReportFormat.number(s.time.perImageMs.p95, digits: 1)) ms", into: &out)
+        ReportCharts.histogram(times, unit: "ms", noun: "images decoded in this run", into: &out)
+        out += "</figure>\n"
+
+        let d = s.downloads
+        // With downloads, their panel sits beside the time histogram; without,
+        // a small "no downloads" panel ends the row of bar charts.
+        if d.requests > 0 {
+            downloads(into: &out)
+        }
+        panel("Shapes", third: d.requests > 0, "of the input images", into: &out)
+        let shape = s.dimensions.shape
+        let shapes = shape.landscape + shape.portrait + shape.square == 0 ? [] : [
+            ReportCharts.Bar(label: "landscape", value: shape.landscape),
+            ReportCharts.Bar(label: "portrait", value: shape.portrait),
+            ReportCharts.Bar(label: "square", value: shape.square),
+        ]
+        ReportCharts.bars(shapes, label: "Image shapes", empty: "no images", width: d.requests > 0 ? 400 : ReportCharts.width, into: &out)
+        out += "</figure>\n"
+
+        panel("Input formats", third: true, "as recognised by libvips", into: &out)
+        ReportCharts.bars(Self.formatBars(s.formats.input), label: "Input formats", empty: "no images", into: &out)
+        out += "</figure>\n"
+
+        panel("Output formats", third: true, "one per thumbnail written", into: &out)
+        ReportCharts.bars(Self.formatBars(s.formats.output), label: "Output formats", empty: "no thumbnails", into: &out)
+        out += "</figure>\n"
+        if d.requests == 0 {
+            downloads(into: &out)
+        }
+        out += "</div>\n</section>\n"
+    }
+
+    /// Download outcomes and HTTP statuses, or "no downloads".
+    private func downloads(into out: inout String) {
+        let d = statistics.downloads
+        panel("Downloads", third: d.requests == 0, d.requests == 0 ? "HTTP requests of photo lists" :
+                "\(ReportFormat.int(d.requests)) requests · \(ReportFormat.bytes(d.bytes)) · \(ReportFormat.int(d.pages)) list page\(d.pages == 1 ? "" : "s")", into: &out)
+        let outcomes = d.requests == 0 ? [] : [
+            ReportCharts.Bar(label: "ok", value: d.ok, tone: "ok"),
+            ReportCharts.Bar(label: "failed", value: d.failed, tone: "bad"),
+            ReportCharts.Bar(label: "retries", value: d.retries, tone: "warn"),
+            ReportCharts.Bar(label: "not modified", value: d.notModified, tone: "muted"),
+        ]
+        ReportCharts.bars(outcomes, label: "Download outcomes", empty: "no downloads", width: d.requests > 0 ? ReportCharts.width : 400, into: &out)
+        if !d.byStatus.isEmpty {
+            out += "<h4>By HTTP status</h4>"
+            let statuses = d.byStatus.sortedKeys.sorted { (Int($0) ?? 0, $0) < (Int($1) ?? 0, $1) }.map { code in
+                ReportCharts.Bar(label: "HTTP \(code)", value: d.byStatus[code] ?? 0,
+                                 tone: code.hasPrefix("2") ? "ok" : code.hasPrefix("3") ? "muted" : code.hasPrefix("4") || code.hasPrefix("5") ? "bad" : "")
+            }
+            ReportCharts.bars(statuses, label: "HTTP status codes", empty: "no responses", width: d.requests > 0 ? ReportCharts.width : 400, into: &out)
+        }
+        out += "</figure>\n"
+    }
+
+    /// Opens a chart panel: half the row, or a third for the small bar charts.
+    private func panel(_ title: String, third: Bool = false, _ caption: String, into out: inout String) {
+        out += third ? "<figure class=\"panel third\"><figcaption><h3>" : "<figure class=panel><figcaption><h3>"
+        out += "\(title)</h3><p>"
+        out.appendEscaped(caption)
+        out += "</p></figcaption>"
+    }
+
+    /// Most common first; format names come from the manifest.
+    static func formatBars(_ formats: SortedMap<Int>) -> [ReportCharts.Bar] {
+        formats.values.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            .map { ReportCharts.Bar(label: $0.key, value: $0.value) }
+    }
+
+    // MARK: Failures
+
+    private func failures(into out: inout String) {
+        let failed = manifest.items.filter { $0.status == .failed }
+        out += "<section id=failures>\n<h2>Failures <span class=count>\(ReportFormat.int(failed.count))</span></h2>\n"
+        guard !failed.isEmpty else {
+            out += "<div class=tablewrap><p class=empty>No failures: every image was thumbnailed.</p></div>\n</section>\n"
+            return
+        }
+        out += "<div class=tablewrap>"
+        for (index, start) in stride(from: 0, to: failed.count, by: ReportStyle.chunkSize).enumerated() {
+            let end = min(failed.count, start + ReportStyle.chunkSize)
+            // The first chunk is usually on screen: only later ones skip layout.
+            out += index == 0 ? "<div>" : "<div class=\"chunk rows\">"
+            out += "<table><colgroup><col class=c1><col class=c2><col></colgroup>"
+            if index == 0 { out += "<thead><tr><th>Image</th><th>Code</th><th>What went wrong</th></tr></thead>" }
+            out += "<tbody>\n"
+            for item in failed[start..<end] {
+                out += "<tr><td><code>"
+                out.appendEscaped(item.id)
+                out += "</code>"
+                if item.source != item.id && !item.source.hasSuffix("/" + item.id) {
+                    out += "<small>"
+                    out.appendEscaped(item.source)
+                    out += "</small>"
+                }
+                out += "</td><td><span class=code>"
+                out.appendEscaped(item.error?.code ?? "unknown")
+                out += "</span></td><td>"
+                out.appendEscaped(item.error?.message ?? "no message recorded")
+                out += "</td></tr>\n"
+            }
+            out += "</tbody></table></div>\n"
+        }
+        out += "</div>\n</section>\n"
+    }
+
+    // MARK: Grid
+
+    private func grid(into out: inout String) {
+        let shown = manifest.items.filter { $0.status != .failed && !$0.outputs.isEmpty }
+        out += "<section id=thumbnails>\n<h2>Thumbnails <span class=count>\(ReportFormat.int(shown.count))</span></h2>\n"
+        let sizes = manifest.settings.sizes.map(\.label)
+        var note = "Every image in source order, with its original and thumbnail size in pixels."
+        if sizes.count > 1 { note += " Shown: the \(sizes[0]) output of each (\(sizes.count) sizes were made)." }
+        out += "<p class=sub>"
+        out.appendEscaped(note)
+        out += "</p>\n"
+        guard !shown.isEmpty else {
+            out += "<div class=tablewrap><p class=empty>No thumbnails in this run.</p></div>\n</section>\n"
+            return
+        }
+        for start in stride(from: 0, to: shown.count, by: ReportStyle.chunkSize) {
+            let end = min(shown.count, start + ReportStyle.chunkSize)
+            out += "<ol class=\"grid chunk\""
+            if end - start < ReportStyle.chunkSize {
+                out += " style=\"contain-intrinsic-size:auto \(ReportStyle.gridChunkHeight(items: end - start))px\""
+            }
+            out += ">\n"
+            for index in start..<end {
+                tile(shown[index], asImage: index < ReportStyle.imageElementLimit, into: &out)
+            }
+            out += "</ol>\n"
+        }
+        out += "</section>\n"
+    }
+
+    /// One tile: kept to a few short tags, it is repeated for every image.
+    /// Past `ReportStyle.imageElementLimit` the thumbnail is the tile's CSS
+    /// background instead of an `<img>` (see there why).
+    private func tile(_ item: ManifestItem, asImage: Bool, into out: inout String) {
+        let output = item.outputs[0]
+        out += item.status == .duplicate ? "<li class=dup>" : "<li>"
+        if asImage {
+            out += "<img src=\""
+            if !thumbnailBase.isEmpty { out.appendURLPath(thumbnailBase) }
+            out.appendURLPath(output.path)
+            out += "\" width="
+            out.appendInt(output.width)
+            out += " height="
+            out.appendInt(output.height)
+            out += " loading=lazy decoding=async alt=\"\">"
+        } else {
+            // The percent-encoded path holds no quote, parenthesis or space,
+            // so it is safe unquoted inside url().
+            out += "<div class=t style=\"background-image:url("
+            if !thumbnailBase.isEmpty { out.appendURLPath(thumbnailBase) }
+            out.appendURLPath(output.path)
+            out += ")\"></div>"
+        }
+        out += "<b>"
+        out.appendEscaped(item.id)
+        out += "</b><i>"
+        if let w = item.width, let h = item.height {
+            out.appendInt(w)
+            out += "×"
+            out.appendInt(h)
+            out += " → "
+        }
+        out.appendInt(output.width)
+        out += "×"
+        out.appendInt(output.height)
+        out += "</i></li>\n"
+    }
+
+    /// `2024-05-01 12:03:04 → 12:40:01 UTC` from the manifest's ISO-8601
+    /// times (the date once when both are on the same day).
+    static func readableSpan(_ start: String, _ end: String) -> String {
+        func parts(_ iso: String) -> (date: Substring, time: Substring)? {
+            guard iso.count >= 19, iso.dropFirst(10).first == "T" else { return nil }
+            return (iso.prefix(10), iso.dropFirst(11).prefix(8))
+        }
+        guard let a = parts(start), let b = parts(end) else { return "\(start) → \(end)" }
+        let zone = start.hasSuffix("Z") && end.hasSuffix("Z") ? " UTC" : ""
+        return a.date == b.date ? "\(a.date) \(a.time) → \(b.time)\(zone)" : "\(a.date) \(a.time) → \(b.date) \(b.time)\(zone)"
     }
 }

@@ -1,0 +1,102 @@
+import Dispatch
+import Foundation
+
+/// Checks a manifest against the files beside it: every output exists with
+/// its recorded size, SHA-256 and dimensions, and its real dimensions lie
+/// inside the box it was made for.
+///
+/// A file that no longer matches gets one content finding (missing, size or
+/// hash, in that order of precedence) and, when its header still reads,
+/// dimension findings from the file itself: the box is checked on the real
+/// dimensions, so a manifest that lies about them gives one finding, not two.
+public struct OutputCheck: Sendable {
+    public var manifest: Manifest
+    /// The folder output paths are relative to (the manifest's folder).
+    public var root: String
+
+    public init(manifest: Manifest, root: String) {
+        self.manifest = manifest
+        self.root = root
+    }
+
+    /// The findings in manifest order, and how many outputs were looked at.
+    /// libvips must start (`VipsRuntime.start()`) for headers to be read;
+    /// if it cannot, every output is reported unreadable.
+    public func run() -> (findings: [VerifyFinding], outputs: Int) {
+        try? VipsRuntime.start()
+        let items = manifest.items
+        let boxes = Dictionary(manifest.settings.sizes.map { ($0.label, $0) }, uniquingKeysWith: { first, _ in first })
+        let labels = manifest.settings.sizes.map(\.label)
+        // Items are independent and reading files dominates: spread them over
+        // the cores, each slot written by exactly one iteration.
+        let perItem = UnsafeMutableBufferPointer<[VerifyFinding]>.allocate(capacity: items.count)
+        perItem.initialize(repeating: [])
+        defer { perItem.deinitialize(); perItem.deallocate() }
+        let slots = SendableSlots(perItem)
+        DispatchQueue.concurrentPerform(iterations: items.count) { index in
+            slots.buffer[index] = check(items[index], boxes: boxes, labels: labels)
+        }
+        let outputs = items.reduce(0) { $0 + $1.outputs.count }
+        return (perItem.flatMap { $0 }, outputs)
+    }
+
+    func check(_ item: ManifestItem, boxes: [String: ThumbSize], labels: [String]) -> [VerifyFinding] {
+        var findings: [VerifyFinding] = []
+        if item.status != .failed {
+            let present = Set(item.outputs.map(\.size))
+            for label in labels where !present.contains(label) {
+                findings.append(VerifyFinding(.missingSize, id: item.id, "no output for size \(label)"))
+            }
+        }
+        for output in item.outputs {
+            findings += check(output, of: item, box: boxes[output.size])
+        }
+        return findings
+    }
+
+    func check(_ output: ManifestOutput, of item: ManifestItem, box: ThumbSize?) -> [VerifyFinding] {
+        var findings: [VerifyFinding] = []
+        func finding(_ kind: VerifyFinding.Kind, _ message: String) {
+            findings.append(VerifyFinding(kind, id: item.id, path: output.path, message))
+        }
+        if box == nil {
+            finding(.unknownSize, "\(output.path): size \(output.size) is not one of the run's sizes (\(manifest.settings.sizes.map(\.label).joined(separator: ", ")))")
+        }
+        let path = root.isEmpty ? output.path : root + "/" + output.path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            finding(.missingOutput, "\(output.path) does not exist")
+            return findings
+        }
+        let bytes: SourceBytes
+        do {
+            bytes = try SourceBytes(path: path)
+        } catch {
+            finding(.unreadableOutput, "\(output.path) cannot be read: \(error.message)")
+            return findings
+        }
+        if Int64(bytes.count) != output.bytes {
+            finding(.sizeMismatch, "\(output.path) is \(bytes.count) bytes, the manifest says \(output.bytes)")
+        } else if bytes.sha256() != output.sha256 {
+            finding(.hashMismatch, "\(output.path) has changed since the run: its SHA-256 differs from the manifest")
+        }
+        guard let real = bytes.withBytes({ OutputHeader.dimensions(of: $0) }) else {
+            finding(.unreadableOutput, "\(output.path) is not an image libvips can read")
+            return findings
+        }
+        if real.width != output.width || real.height != output.height {
+            finding(.dimensionMismatch, "\(output.path) is \(real.width)×\(real.height), the manifest says \(output.width)×\(output.height)")
+        }
+        let boxToCheck = box ?? ThumbSize(parsing: output.size)
+        if let boxToCheck, real.width > boxToCheck.width || real.height > boxToCheck.height {
+            finding(.outsideBox, "\(output.path) is \(real.width)×\(real.height), larger than its box \(boxToCheck.width)×\(boxToCheck.height)")
+        }
+        return findings
+    }
+}
+
+/// Lets `concurrentPerform` iterations write disjoint slots of one buffer.
+private struct SendableSlots<Element>: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<Element>
+    init(_ buffer: UnsafeMutableBufferPointer<Element>) { self.buffer = buffer }
+}

@@ -1,0 +1,80 @@
+/// One problem `thumbs verify` found: an output that does not match its
+/// manifest, or a difference from the baseline manifest.
+public struct VerifyFinding: Sendable, Codable, Equatable {
+    public enum Kind: String, Sendable, Codable, CaseIterable {
+        // The manifest against the files on disk.
+        case missingOutput = "missing-output"
+        case sizeMismatch = "size-mismatch"
+        case hashMismatch = "hash-mismatch"
+        case unreadableOutput = "unreadable-output"
+        case dimensionMismatch = "dimension-mismatch"
+        case outsideBox = "outside-box"
+        case missingSize = "missing-size"
+        case unknownSize = "unknown-size"
+        // The manifest against a baseline manifest.
+        case settingsChanged = "settings-changed"
+        case added
+        case missing
+        case statusChanged = "status-changed"
+        case sourceDimensionsChanged = "source-dimensions-changed"
+        case outputAdded = "output-added"
+        case outputMissing = "output-missing"
+        case outputDimensionsChanged = "output-dimensions-changed"
+        case outputSizeChanged = "output-size-changed"
+
+        /// True for findings that come from comparing with a baseline.
+        public var isBaseline: Bool {
+            switch self {
+            case .missingOutput, .sizeMismatch, .hashMismatch, .unreadableOutput, .dimensionMismatch,
+                 .outsideBox, .missingSize, .unknownSize:
+                false
+            default:
+                true
+            }
+        }
+    }
+
+    public var kind: Kind
+    /// The item's id (empty for findings about the whole manifest).
+    public var id: String
+    /// The output's path relative to OUT, when the finding is about one output.
+    public var path: String?
+    public var message: String
+
+    public init(_ kind: Kind, id: String, path: String? = nil, _ message: String) {
+        self.kind = kind
+        self.id = id
+        self.path = path
+        self.message = message
+    }
+
+    /// One line for a terminal or a CI log. Ids come from file names and
+    /// lists, so control characters are escaped: a finding stays one line.
+    public var line: String {
+        let label = kind.rawValue.padding(toLength: VerifyFinding.kindWidth, withPad: " ", startingAt: 0)
+        let subject = id.isEmpty ? "" : VerifyFinding.oneLine(id) + ": "
+        return label + " " + subject + VerifyFinding.oneLine(message)
+    }
+
+    static let kindWidth = Kind.allCases.map(\.rawValue.count).max() ?? 0
+
+    /// Replaces control characters by visible escapes (`\n`, `\u{1b}`).
+    static func oneLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.properties.generalCategory == .control {
+                    out += "\\u{" + String(scalar.value, radix: 16) + "}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+}
