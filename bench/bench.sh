@@ -11,6 +11,7 @@
 #   PEER_BATCH   files per process for the xargs-driven peers [8]
 #   BENCH_SCALE  1 = include the slow 100,000-image section in `all`
 #   BENCH_STRICT 1 = exit 1 when a target is missed (default: report only)
+#   RERUN_N, SCALE_N  image counts of the rerun / scale sections [10000, 100000]
 #   MAKE_CORPUS  corpus script [../shared/bench/make-corpus.sh]
 # Work files and caches live in bench-out/ (git-ignored); corpora are kept.
 set -euo pipefail
@@ -47,17 +48,24 @@ say() { printf '%s\n' "$*"; }
 header() { printf '\n== %s\n' "$*"; }
 calc() { "${TOOL[@]}" calc "$@"; }
 median() { "${TOOL[@]}" median "$1"; }
-is_num() { [[ ${1:-} =~ ^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]]; }
+is_num() { [[ ${1:-} =~ ^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]]; }
 
 # timed LOG CMD... : run CMD with its output in LOG; print wall seconds;
+# write the CPU seconds it used (user + system, all its processes) to LOG.cpu;
 # return CMD's exit status.
 timed() {
-  local log=$1 t0 t1 rc=0 d
+  local log=$1 t0 t1 rc=0 d c0 c1 hz f
   shift
+  hz=$(getconf CLK_TCK)
+  read -r -a f <"/proc/$BASHPID/stat" # fields 16, 17: CPU time of waited-for children
+  c0=$((f[15] + f[16]))
   t0=${EPOCHREALTIME/./}
   "$@" >"$log" 2>&1 || rc=$?
   t1=${EPOCHREALTIME/./}
+  read -r -a f <"/proc/$BASHPID/stat"
+  c1=$((f[15] + f[16]))
   d=$((t1 - t0))
+  printf '%d.%02d\n' $(((c1 - c0) / hz)) $(((c1 - c0) % hz * 100 / hz)) >"$log.cpu"
   printf '%d.%06d\n' $((d / 1000000)) $((d % 1000000))
   return "$rc"
 }
@@ -77,7 +85,38 @@ verdict() {
   printf '%-6s %s = %s (target %s %s)\n' "$res" "$label" "$value" "$sign" "$target" >>"$VERDICTS"
 }
 
-count_jpegs() { find "$1" -type f \( -name '*.jpg' -o -name '*.jpeg' \) 2>/dev/null | wc -l; }
+# cpu_busy : percent of all CPU time that was busy over the next second.
+cpu_busy() {
+  local c u n s i w q sq st a1 i1 a2 i2
+  read -r c u n s i w q sq st _ </proc/stat
+  a1=$((u + n + s + i + w + q + sq + st)) i1=$((i + w))
+  sleep 1
+  read -r c u n s i w q sq st _ </proc/stat
+  a2=$((u + n + s + i + w + q + sq + st)) i2=$((i + w))
+  echo $(((100 * ((a2 - a1) - (i2 - i1))) / ((a2 - a1) > 0 ? (a2 - a1) : 1)))
+}
+
+# cpu_snapshot : "busy total ours" clock ticks: busy and total of the whole
+# machine (/proc/stat), and CPU time of this script's finished descendants.
+cpu_snapshot() {
+  local c u n s i w q sq st f
+  read -r c u n s i w q sq st _ </proc/stat
+  read -r -a f <"/proc/$$/stat"
+  echo "$((u + n + s + q + sq + st)) $((u + n + s + i + w + q + sq + st)) $((f[15] + f[16]))"
+}
+
+# other_load BEFORE AFTER : percent of the machine's CPU capacity used by
+# processes that are not this bench between two snapshots.
+other_load() {
+  local b1 t1 o1 b2 t2 o2
+  read -r b1 t1 o1 <<<"$1"
+  read -r b2 t2 o2 <<<"$2"
+  local other=$(((b2 - b1) - (o2 - o1)))
+  ((other < 0)) && other=0
+  echo $(((100 * other) / ((t2 - t1) > 0 ? (t2 - t1) : 1)))
+}
+
+count_jpegs() { { find "$1" -type f \( -name '*.jpg' -o -name '*.jpeg' \) 2>/dev/null || true; } | wc -l; }
 
 # rotate K ITEMS... : print ITEMS rotated left by K, one per line.
 rotate() {
@@ -178,7 +217,7 @@ speed_cmd_vipsthumbnail() {
 speed_cmd_imagemagick() {
   printf '%s\0' "$CORPUS"/*.jpg |
     MAGICK_THREAD_LIMIT=1 xargs -0 -P "$NPROC" -n "$PEER_BATCH" /usr/bin/mogrify -path "$1" \
-      -define jpeg:size=$((SIZE * 2))x$((SIZE * 2)) -thumbnail "${SIZE}x${SIZE}" -quality "$QUALITY"
+      -define jpeg:size=$((SIZE * 2))x$((SIZE * 2)) -thumbnail "${SIZE}x${SIZE}" -sampling-factor 2x2 -quality "$QUALITY"
 }
 speed_cmd_pillow() {
   "$PY" "$BENCH/pillow_thumbs.py" "$CORPUS" "$1" --size "$SIZE" --quality "$QUALITY" --jobs "$NPROC"
@@ -226,7 +265,7 @@ section_speed() {
           say "  $t: made $n of $CORPUS_N thumbnails"; show_log_tail "$d/log.$t"
           echo "error" >"$d/status.$t"; continue
         fi
-        ((r >= 1)) && echo "$s" >>"$d/times.$t"
+        if ((r >= 1)); then echo "$s" >>"$d/times.$t"; cat "$d/log.$t.cpu" >>"$d/cpu.$t"; fi
       else
         say "  $t: failed (exit status $?)"; show_log_tail "$d/log.$t"
         echo "error" >"$d/status.$t"
@@ -237,17 +276,21 @@ section_speed() {
   rm -rf "$d"/out-*
 
   declare -A sec ips
-  printf '\n  %-46s %10s %10s\n' "tool" "images/s" "seconds"
+  printf '\n  %-46s %10s %10s %12s\n' "tool" "images/s" "seconds" "CPU ms/image"
   for t in "${tools[@]}"; do
+    local cpu="n/a"
     if [[ -f $d/status.$t ]]; then
       sec[$t]=$(cat "$d/status.$t"); ips[$t]=${sec[$t]}
       [[ $t == thumbs ]] && ! have_thumbs && { sec[$t]="n/a"; ips[$t]="n/a"; }
     else
       sec[$t]=$(median "$d/times.$t")
       is_num "${sec[$t]}" && ips[$t]=$(calc "$CORPUS_N / ${sec[$t]}") || ips[$t]=${sec[$t]}
+      cpu=$(median "$d/cpu.$t")
+      is_num "$cpu" && cpu=$(calc "1000 * $cpu / $CORPUS_N")
     fi
-    printf '  %-46s %10s %10s\n' "$(speed_label "$t")" "${ips[$t]}" "${sec[$t]}"
+    printf '  %-46s %10s %10s %12s\n' "$(speed_label "$t")" "${ips[$t]}" "${sec[$t]}" "$cpu"
   done
+  say "  (images/s and seconds: wall clock, medians; CPU ms/image: user+system time of all the tool's processes, median)"
 
   say ""
   say "  ratios (images/s of thumbs / images/s of the other)"
@@ -269,72 +312,100 @@ section_speed() {
 
 # ---------------------------------------------------------------- quality
 
+# quality_variant SRC STEM OUTBASE K TW TH : decode at 1/K with shrink-on-load,
+# Lanczos3 to exactly TW x TH, write OUTBASE.jpg (Q80) and OUTBASE.png.
+quality_variant() {
+  local src=$1 out=$3 k=$4 tw=$5 th=$6 tmp=$OUT/quality/shrunk.v sw sh
+  vips jpegload "$src" "$tmp" --shrink "$k"
+  sw=$(vipsheader -f width "$tmp") sh=$(vipsheader -f height "$tmp")
+  vips resize "$tmp" "$out.v" "$("$PY" -c "print(repr($tw / $sw))")" --vscale "$("$PY" -c "print(repr($th / $sh))")" --kernel lanczos3
+  vips copy "$out.v" "$out.jpg[Q=$QUALITY,strip]"
+  vips copy "$out.v" "$out.png"
+  rm -f "$tmp" "$out.v"
+}
+
 section_quality() {
   local n=${QUALITY_N:-12}
-  header "quality: PSNR of ${SIZE} px JPEG Q$QUALITY thumbnails vs a Lanczos3 reference from the full-resolution image ($n images)"
+  header "quality: PSNR of ${SIZE} px thumbnails vs a Lanczos3 reference made from the full-resolution image ($n images)"
   ensure_corpus
-  local d=$OUT/quality f stem i=0 step
+  local d=$OUT/quality f stem i step files
   rm -rf "$d/src" "$d/names.txt" "$d"/out-*; mkdir -p "$d/src"
-  step=$((CORPUS_N / n))
-  for f in "$CORPUS"/*.jpg; do
-    if ((i % step == step / 2)) && (($(wc -l <"$d/names.txt" 2>/dev/null || echo 0) < n)); then
-      ln -f "$f" "$d/src/" 2>/dev/null || cp "$f" "$d/src/"
-      basename "$f" >>"$d/names.txt"
-    fi
-    i=$((i + 1))
+  files=("$CORPUS"/*.jpg)
+  step=$((${#files[@]} / n))
+  ((step >= 1)) || step=1
+  for ((i = step / 2; i < ${#files[@]} && i / step < n; i += step)); do
+    f=${files[i]}
+    ln -f "$f" "$d/src/" 2>/dev/null || cp "$f" "$d/src/"
+    basename "$f" >>"$d/names.txt"
   done
 
-  local cands=()
-  # thumbs
-  if have_thumbs && timed "$d/log.thumbs" "$THUMBS" run "$d/src" --out "$d/out-thumbs" --size "$SIZE" \
-    --format jpeg --quality "$QUALITY" --force --no-report --progress never --quiet >/dev/null; then
-    cands+=("thumbs=$d/out-thumbs/$SIZE")
-  else
-    have_thumbs && { say "  thumbs failed:"; show_log_tail "$d/log.thumbs"; }
-    cands+=("thumbs=$d/out-thumbs-missing")
-  fi
-  # vips thumbnail, and the two decode choices by hand
+  local jpg=() png=() fmt
+  # thumbs, as JPEG Q80 (the target) and as PNG (the resampling alone)
+  for fmt in jpeg png; do
+    local dir=$d/out-thumbs-$fmt
+    if have_thumbs && timed "$d/log.thumbs-$fmt" "$THUMBS" run "$d/src" --out "$dir" --size "$SIZE" \
+      --format "$fmt" --quality "$QUALITY" --force --no-report --progress never --quiet >/dev/null; then
+      :
+    else
+      have_thumbs && { say "  thumbs --format $fmt failed -- n/a"; show_log_tail "$d/log.thumbs-$fmt"; }
+    fi
+    [[ $fmt == jpeg ]] && jpg+=("thumbs=$dir/$SIZE") || png+=("thumbs=$dir/$SIZE")
+  done
+  # vips thumbnail, and the two shrink-on-load choices done by hand
   mkdir -p "$d/out-vips" "$d/out-shrink8" "$d/out-shrink4"
   while read -r -u 3 f; do
     stem=${f%.*}
-    vips thumbnail "$d/src/$f" "$d/out-vips/$stem.jpg[Q=$QUALITY,strip]" "$SIZE"
+    vips thumbnail "$d/src/$f" "$d/out-vips/$stem.v" "$SIZE"
+    vips copy "$d/out-vips/$stem.v" "$d/out-vips/$stem.jpg[Q=$QUALITY,strip]"
+    vips copy "$d/out-vips/$stem.v" "$d/out-vips/$stem.png"
     local tw th
-    tw=$(vipsheader -f width "$d/out-vips/$stem.jpg") th=$(vipsheader -f height "$d/out-vips/$stem.jpg")
-    for k in 8 4; do
-      vips jpegload "$d/src/$f" "$d/shrunk.v" --shrink "$k"
-      local sw sh
-      sw=$(vipsheader -f width "$d/shrunk.v") sh=$(vipsheader -f height "$d/shrunk.v")
-      vips resize "$d/shrunk.v" "$d/out-shrink$k/$stem.jpg[Q=$QUALITY,strip]" \
-        "$("$PY" -c "print(repr($tw / $sw))")" --vscale "$("$PY" -c "print(repr($th / $sh))")" --kernel lanczos3
-    done
+    tw=$(vipsheader -f width "$d/out-vips/$stem.v") th=$(vipsheader -f height "$d/out-vips/$stem.v")
+    rm -f "$d/out-vips/$stem.v"
+    quality_variant "$d/src/$f" "$stem" "$d/out-shrink8/$stem" 8 "$tw" "$th"
+    quality_variant "$d/src/$f" "$stem" "$d/out-shrink4/$stem" 4 "$tw" "$th"
   done 3<"$d/names.txt"
-  rm -f "$d/shrunk.v"
-  cands+=("vips thumbnail=$d/out-vips" "1/8 decode + lanczos3=$d/out-shrink8" "1/4 decode + lanczos3=$d/out-shrink4")
-  if speed_available pillow && "$PY" "$BENCH/pillow_thumbs.py" "$d/src" "$d/out-pillow" --size "$SIZE" --quality "$QUALITY" >/dev/null 2>&1; then
-    cands+=("Pillow draft 1/8 + LANCZOS=$d/out-pillow")
+  local L8="1/8 decode + lanczos3" L4="1/4 decode + lanczos3"
+  jpg+=("vips thumbnail=$d/out-vips" "$L8=$d/out-shrink8" "$L4=$d/out-shrink4")
+  png+=("vips thumbnail=$d/out-vips/png" "$L8=$d/out-shrink8/png" "$L4=$d/out-shrink4/png")
+  for f in out-vips out-shrink8 out-shrink4; do mkdir -p "$d/$f/png"; mv "$d/$f"/*.png "$d/$f/png/"; done
+  local LP="Pillow draft 1/8 + LANCZOS" LM="ImageMagick jpeg:size 512, -thumbnail"
+  if speed_available pillow; then
+    "$PY" "$BENCH/pillow_thumbs.py" "$d/src" "$d/out-pillow" --size "$SIZE" --quality "$QUALITY" >/dev/null 2>&1 &&
+      jpg+=("$LP=$d/out-pillow")
+    "$PY" "$BENCH/pillow_thumbs.py" "$d/src" "$d/out-pillow-png" --size "$SIZE" --format png >/dev/null 2>&1 &&
+      png+=("$LP=$d/out-pillow-png")
   fi
-  if [[ -x /usr/bin/mogrify ]] && mkdir -p "$d/out-magick" &&
+  if [[ -x /usr/bin/mogrify ]]; then
+    mkdir -p "$d/out-magick" "$d/out-magick-png"
     MAGICK_THREAD_LIMIT=1 /usr/bin/mogrify -path "$d/out-magick" -define jpeg:size=$((SIZE * 2))x$((SIZE * 2)) \
-      -thumbnail "${SIZE}x${SIZE}" -quality "$QUALITY" "$d/src"/*.jpg >/dev/null 2>&1; then
-    cands+=("ImageMagick -thumbnail=$d/out-magick")
+      -thumbnail "${SIZE}x${SIZE}" -sampling-factor 2x2 -quality "$QUALITY" "$d/src"/*.jpg >/dev/null 2>&1 &&
+      jpg+=("$LM=$d/out-magick")
+    MAGICK_THREAD_LIMIT=1 /usr/bin/mogrify -path "$d/out-magick-png" -format png -define jpeg:size=$((SIZE * 2))x$((SIZE * 2)) \
+      -thumbnail "${SIZE}x${SIZE}" "$d/src"/*.jpg >/dev/null 2>&1 &&
+      png+=("$LM=$d/out-magick-png")
   fi
 
-  "${TOOL[@]}" psnr "$d/ref" "$d/src" "$d/names.txt" "${cands[@]}" >"$d/psnr.tsv"
-  printf '\n  %-46s %10s %10s %8s  %s\n' "candidate" "mean dB" "min dB" "images" "sizes"
-  declare -A mean
-  local label m mn cnt dims
-  while IFS=$'\t' read -r label m mn cnt dims; do
-    mean[$label]=$m
-    printf '  %-46s %10s %10s %8s  %s\n' "$label" "$m" "$mn" "$cnt" "$dims"
-  done <"$d/psnr.tsv"
+  "${TOOL[@]}" psnr "$d/ref" "$d/src" "$d/names.txt" "${jpg[@]}" --ext jpg >"$d/psnr-jpeg.tsv"
+  "${TOOL[@]}" psnr "$d/ref" "$d/src" "$d/names.txt" "${png[@]}" --ext png >"$d/psnr-png.tsv"
+  declare -A mj mp kb dims
+  local label m mn cnt dm b
+  while IFS=$'\t' read -r label m mn cnt dm b; do mj[$label]=$m kb[$label]=$b dims[$label]=$dm; done <"$d/psnr-jpeg.tsv"
+  while IFS=$'\t' read -r label m mn cnt dm b; do mp[$label]=$m; done <"$d/psnr-png.tsv"
+  printf '\n  %-46s %10s %10s %10s  %s\n' "mean PSNR, dB (higher is closer)" "JPEG Q$QUALITY" "lossless" "JPEG KiB" "size"
+  for label in thumbs "vips thumbnail" "$L8" "$L4" "$LP" "$LM"; do
+    [[ -n ${mj[$label]:-} || -n ${mp[$label]:-} ]] || continue
+    printf '  %-46s %10s %10s %10s  %s\n' "$label" "${mj[$label]:-n/a}" "${mp[$label]:-n/a}" "${kb[$label]:-n/a}" "${dims[$label]:-}"
+  done
   say ""
-  local diff="n/a" dd="n/a"
-  local mt=${mean[thumbs]:-n/a} mv=${mean[vips thumbnail]:-n/a}
-  local m8=${mean[1/8 decode + lanczos3]:-n/a} m4=${mean[1/4 decode + lanczos3]:-n/a}
-  if is_num "$mt" && is_num "$mv"; then diff=$(calc "$mt - $mv"); fi
-  if is_num "$m8" && is_num "$m4"; then dd=$(calc "$m8 - $m4"); fi
-  printf '  %-46s %10s\n' "1/8 decode - 1/4 decode (dB)" "$dd"
-  verdict "thumbs - vips thumbnail (dB)" "$diff" ge -0.5
+  local diff="n/a" dl="n/a" dd="n/a" ddl="n/a"
+  is_num "${mj[thumbs]:-}" && is_num "${mj[vips thumbnail]:-}" && diff=$(calc "${mj[thumbs]} - ${mj[vips thumbnail]}")
+  is_num "${mp[thumbs]:-}" && is_num "${mp[vips thumbnail]:-}" && dl=$(calc "${mp[thumbs]} - ${mp[vips thumbnail]}")
+  is_num "${mj[$L8]:-}" && is_num "${mj[$L4]:-}" && dd=$(calc "${mj[$L8]} - ${mj[$L4]}")
+  is_num "${mp[$L8]:-}" && is_num "${mp[$L4]:-}" && ddl=$(calc "${mp[$L8]} - ${mp[$L4]}")
+  printf '  %-46s %10s\n' "1/8 decode - 1/4 decode, JPEG Q$QUALITY (dB)" "$dd"
+  printf '  %-46s %10s\n' "1/8 decode - 1/4 decode, lossless (dB)" "$ddl"
+  printf '  %-46s %10s\n' "thumbs - vips thumbnail, lossless (dB)" "$dl"
+  verdict "thumbs - vips thumbnail, JPEG Q$QUALITY (dB)" "$diff" ge -0.5
 }
 
 # ---------------------------------------------------------------- memory
@@ -346,20 +417,23 @@ rss_run() { # rss_run LOG RSSFILE SRC OUT
 
 section_memory() {
   header "memory: thumbs peak RSS at --jobs 2 (report on), $CORPUS_N images vs the same images x10"
-  ensure_time || { say "  /usr/bin/time missing: n/a"; verdict "peak RSS, $CORPUS_N images (MiB)" n/a le 120; return 0; }
+  ensure_time || { say "  /usr/bin/time missing: n/a"; verdict "peak RSS, $CORPUS_N images (MiB)" n/a le 120; verdict "peak RSS x10 / x1" n/a le 1.15; return 0; }
   if ! have_thumbs; then
     verdict "peak RSS, $CORPUS_N images (MiB)" n/a le 120
     verdict "peak RSS x10 / x1" n/a le 1.15
     return 0
   fi
   ensure_corpus_x10
+  cat "$CORPUS_X10"/*.jpg >/dev/null
   local d=$OUT/memory s1 s2 r1="n/a" r2="n/a" ratio="n/a"
   rm -rf "$d"; mkdir -p "$d"
   if s1=$(timed "$d/t1" rss_run "$d/log1" "$d/rss1" "$CORPUS" "$d/out1"); then
     r1=$(calc "$(tail -n1 "$d/rss1") / 1024")
   else say "  x1 run failed"; show_log_tail "$d/log1"; fi
   rm -rf "$d/out1"
-  if s2=$(timed "$d/t2" rss_run "$d/log2" "$d/rss2" "$CORPUS_X10" "$d/out2"); then
+  if ! is_num "$r1"; then
+    say "  (x10 run skipped)"
+  elif s2=$(timed "$d/t2" rss_run "$d/log2" "$d/rss2" "$CORPUS_X10" "$d/out2"); then
     r2=$(calc "$(tail -n1 "$d/rss2") / 1024")
   else say "  x10 run failed"; show_log_tail "$d/log2"; fi
   rm -rf "$d/out2"
@@ -403,7 +477,13 @@ list_cmd_local() {
   "$THUMBS" run "$LIST_SRC" --out "$1" --size "$SIZE" --format jpeg \
     --quality "$QUALITY" --force --no-report --progress never --quiet
 }
-list_cmd_curl() { xargs -P 16 -n 2 curl -s -f -o <"$LIST_PAIRS"; }
+list_cmd_curl() { # one curl, 16 transfers at once, connections reused (curl >= 7.66)
+  if curl --help all 2>/dev/null | grep -q -- --parallel-max; then
+    curl --parallel --parallel-max 16 --silent --fail --config "$LIST_PAIRS.curl"
+  else
+    xargs -P 16 -n 2 curl -s -f -o <"$LIST_PAIRS"
+  fi
+}
 
 section_list() {
   local n=300 d=$OUT/list
@@ -422,6 +502,9 @@ section_list() {
   LIST_PAIRS=$d/pairs
   local f
   for f in "$LIST_SRC"/*.jpg; do printf '%s http://127.0.0.1:%s/img/%s\n' "$d/dl/${f##*/}" "$PORT" "${f##*/}"; done >"$LIST_PAIRS"
+  for f in "$LIST_SRC"/*.jpg; do
+    printf 'url = "http://127.0.0.1:%s/img/%s"\noutput = "%s"\n' "$PORT" "${f##*/}" "$d/dl/${f##*/}"
+  done >"$LIST_PAIRS.curl"
 
   local tools=(curl) t r
   if have_thumbs; then tools=(url curl local); else echo "n/a" >"$d/status.url"; echo "n/a" >"$d/status.local"; fi
@@ -432,7 +515,9 @@ section_list() {
       local o=$d/out-$t s cnt
       [[ $t == curl ]] && o=$d/dl
       rm -rf "$o"; mkdir -p "$o"
+      curl -s -o /dev/null "http://127.0.0.1:$PORT/stats?reset=1" || true
       if s=$(timed "$d/log.$t" "list_cmd_$t" "$o"); then
+        curl -s -o "$d/stats.$t" "http://127.0.0.1:$PORT/stats" || true
         cnt=$(count_jpegs "$o")
         if ((cnt != n)); then
           say "  $t: made $cnt of $n files"; show_log_tail "$d/log.$t"; echo "n/a" >"$d/status.$t"; continue
@@ -444,7 +529,6 @@ section_list() {
       fi
     done
   done
-  local stats; stats=$(curl -s "http://127.0.0.1:$PORT/stats" || echo '{}')
   stop_server
   rm -rf "$d"/out-* "$d/dl"
 
@@ -455,12 +539,15 @@ section_list() {
     local label
     case $t in
     url) label="(a) thumbs run URL --download-jobs 16" ;;
-    curl) label="(b) download only: curl, xargs -P 16" ;;
+    curl) label="(b) download only: curl --parallel-max 16" ;;
     local) label="(c) thumbs run on the same files, local" ;;
     esac
     printf '  %-46s %10s %10s\n' "$label" "$(is_num "${sec[$t]}" && calc "$n / ${sec[$t]}" || echo "${sec[$t]}")" "${sec[$t]}"
   done
-  say "  server requests: $stats"
+  say "  server side, last round: requests and the most in flight at once"
+  for t in url curl local; do
+    [[ -s $d/stats.$t ]] && printf '  %-46s %s\n' "  $t" "$(cat "$d/stats.$t")"
+  done
   say ""
   local ratio="n/a"
   if is_num "${sec[url]}" && is_num "${sec[curl]}" && is_num "${sec[local]}"; then
@@ -477,8 +564,8 @@ rerun_cmd() {
 }
 
 section_rerun() {
-  local n=10000 d=$OUT/rerun
-  RERUN_SRC=$OUT/rerun-src RERUN_OUT=$d/out
+  local n=${RERUN_N:-10000} d=$OUT/rerun
+  RERUN_SRC=$OUT/tiny-$n RERUN_OUT=$d/out
   header "no-op re-run: $n JPEGs 64x48 (1000 per folder), a first run, then the same command again without --force ($ROUNDS times, median)"
   tiny_corpus "$RERUN_SRC" "$n"
   if ! have_thumbs; then
@@ -518,8 +605,8 @@ scale_cmd() {
 }
 
 section_scale() {
-  local n=100000
-  SCALE_SRC=$OUT/scale-src SCALE_DIR=$OUT/scale
+  local n=${SCALE_N:-100000}
+  SCALE_SRC=$OUT/tiny-$n SCALE_DIR=$OUT/scale
   header "scale: $n JPEGs 64x48 (1000 per folder), one run with the report on"
   tiny_corpus "$SCALE_SRC" "$n"
   if ! have_thumbs || ! ensure_time; then
@@ -528,7 +615,7 @@ section_scale() {
   rm -rf "$SCALE_DIR"; mkdir -p "$SCALE_DIR"
   local s rss="n/a" share="n/a" wall="n/a" line
   if s=$(timed "$SCALE_DIR/log" scale_cmd); then
-    wall=$s
+    wall=$(calc "$s")
     rss=$(calc "$(tail -n1 "$SCALE_DIR/rss") / 1024")
     line=$("${TOOL[@]}" finish "$SCALE_DIR/log" "$wall")
     local secs pct keys
@@ -574,6 +661,7 @@ say "  ImageMagick:     $(/usr/bin/mogrify -version 2>/dev/null | sed -n '1s/^Ve
 say "  Pillow:          $("$PY" -c 'import PIL; print(PIL.__version__)' 2>/dev/null || echo missing)"
 say "  djpeg:           $(djpeg -version 2>&1 | head -n1 || echo missing)"
 say "  sections:        ${SECTIONS[*]}   rounds: $ROUNDS (+$WARMUP warm-up)"
+say "  CPU busy now:    $(cpu_busy)% (other processes; should be near 0 for quotable timings)"
 resolve_thumbs
 if have_thumbs; then
   say "  thumbs:          $THUMBS ($THUMBS_NOTE) $("$THUMBS" --version 2>/dev/null | head -n1 || true)"
@@ -583,6 +671,7 @@ fi
 
 BROKEN=()
 for s in "${SECTIONS[@]}"; do
+  snap=$(cpu_snapshot)
   set +e
   (
     set -e
@@ -590,6 +679,15 @@ for s in "${SECTIONS[@]}"; do
   )
   rc=$?
   set -e
+  load=$(other_load "$snap" "$(cpu_snapshot)")
+  if [[ $s == quality ]]; then
+    : # no timings in this section
+  elif ((load >= 5)); then
+    say "  WARNING: other processes used $load% of the CPUs during this section: its timings are not quotable"
+    printf 'WARN   %s: other processes used %s%% of the CPUs (timings not quotable)\n' "$s" "$load" >>"$VERDICTS"
+  else
+    say "  (other processes used $load% of the CPUs during this section)"
+  fi
   if ((rc != 0)); then
     say "  !! section $s stopped on a harness error (exit status $rc)"
     BROKEN+=("$s")

@@ -15,10 +15,12 @@
                                               COUNT distinct copies of one JPEG
     benchtool.py genlist DST COUNT [WIDTH HEIGHT]
                                               COUNT distinct photo-like JPEGs
-    benchtool.py psnr REFDIR SRCDIR NAMES LABEL=DIR...
+    benchtool.py psnr REFDIR SRCDIR NAMES LABEL=DIR... [--ext jpg|png]
                                               mean PSNR of each candidate folder
                                               against a Lanczos3 reference made
-                                              from the full-resolution source
+                                              from the full-resolution source;
+                                              prints label, mean dB, min dB,
+                                              images, sizes, mean KiB
     benchtool.py finish LOGFILE WALL          time spent writing manifest /
                                               stats / report, from thumbs'
                                               --log-format json finish event
@@ -58,7 +60,7 @@ def cmd_calc(expr):
     except Exception:
         print("n/a")
         return
-    print(f"{v:.4g}")
+    print(f"{v:.0f}" if abs(v) >= 1000 else f"{v:.4g}")
 
 
 def tagged_copies(data, count, start, tagfmt=b"\nthumbs-bench-%09d\n"):
@@ -171,38 +173,40 @@ def reference(refdir, src, w, h):
     return ref
 
 
-def find_output(d, stem):
-    for ext in (".jpg", ".jpeg", ".png", ".webp"):
+def find_output(d, stem, exts):
+    for ext in exts:
         p = os.path.join(d, stem + ext)
         if os.path.exists(p):
             return p
     return None
 
 
-def cmd_psnr(refdir, srcdir, names_file, cands):
+def cmd_psnr(refdir, srcdir, names_file, cands, exts=(".jpg", ".jpeg", ".png", ".webp")):
     from PIL import Image
 
     with open(names_file) as f:
         names = [l.strip() for l in f if l.strip()]
     for cand in cands:
         label, d = cand.split("=", 1)
-        vals, dims, missing = [], set(), 0
+        vals, dims, missing, nbytes = [], set(), 0, 0
         for name in names:
             stem = os.path.splitext(name)[0]
-            out = find_output(d, stem)
+            out = find_output(d, stem, exts)
             if out is None:
                 missing += 1
                 continue
             with Image.open(out) as im:
                 w, h = im.size
             dims.add(f"{w}x{h}")
+            nbytes += os.path.getsize(out)
             ref = reference(refdir, os.path.join(srcdir, name), w, h)
             vals.append(psnr(load_rgb(out), load_rgb(ref)))
         if vals and not missing:
             mean = sum(vals) / len(vals)
-            print(f"{label}\t{mean:.3f}\t{min(vals):.3f}\t{len(vals)}\t{','.join(sorted(dims))}")
+            kib = nbytes / len(vals) / 1024
+            print(f"{label}\t{mean:.3f}\t{min(vals):.3f}\t{len(vals)}\t{','.join(sorted(dims))}\t{kib:.1f}")
         else:
-            print(f"{label}\tn/a\tn/a\t{len(vals)}\t{missing} missing")
+            print(f"{label}\tn/a\tn/a\t{len(vals)}\t{missing} missing\tn/a")
 
 
 NUM_KEY = re.compile(r"(manifest|stats|statistics|report|write|writing|finali[sz]e)", re.I)
@@ -280,7 +284,12 @@ def main(argv):
     elif cmd == "genlist":
         cmd_genlist(args[0], int(args[1]), *(int(a) for a in args[2:4]))
     elif cmd == "psnr":
-        cmd_psnr(args[0], args[1], args[2], args[3:])
+        exts = (".jpg", ".jpeg", ".png", ".webp")
+        if "--ext" in args:
+            i = args.index("--ext")
+            exts = {"jpg": (".jpg", ".jpeg"), "png": (".png",)}[args[i + 1]]
+            del args[i:i + 2]
+        cmd_psnr(args[0], args[1], args[2], args[3:], exts)
     elif cmd == "finish":
         cmd_finish(args[0], args[1])
     elif cmd == "stat":

@@ -2,6 +2,7 @@
 """Pillow peer for the thumbs bench.
 
     pillow_thumbs.py SRC_DIR OUT_DIR [--size 256] [--quality 80] [--jobs N]
+                     [--format jpeg|png]
 
 For every *.jpg / *.jpeg in SRC_DIR (not recursive): Image.draft('RGB',
 (size, size)) so libjpeg decodes at the smallest 1/2, 1/4 or 1/8 scale that is
@@ -24,11 +25,12 @@ except AttributeError:  # Pillow < 9.1
 SIZE = 256
 QUALITY = 80
 OUT = "."
+FORMAT = "jpeg"
 
 
-def init(size, quality, out):
-    global SIZE, QUALITY, OUT
-    SIZE, QUALITY, OUT = size, quality, out
+def init(size, quality, out, fmt):
+    global SIZE, QUALITY, OUT, FORMAT
+    SIZE, QUALITY, OUT, FORMAT = size, quality, out, fmt
 
 
 def one(path):
@@ -39,7 +41,10 @@ def one(path):
             if im.mode != "RGB":
                 im = im.convert("RGB")
             stem = os.path.splitext(os.path.basename(path))[0]
-            im.save(os.path.join(OUT, stem + ".jpg"), "JPEG", quality=QUALITY)
+            if FORMAT == "png":
+                im.save(os.path.join(OUT, stem + ".png"), "PNG")
+            else:
+                im.save(os.path.join(OUT, stem + ".jpg"), "JPEG", quality=QUALITY)
         return None
     except Exception as e:  # report, keep going
         return f"{path}: {e}"
@@ -52,11 +57,12 @@ def main():
     ap.add_argument("--size", type=int, default=256)
     ap.add_argument("--quality", type=int, default=80)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--format", choices=("jpeg", "png"), default="jpeg")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     files = sorted(os.path.join(a.src, n) for n in os.listdir(a.src)
                    if n.lower().endswith((".jpg", ".jpeg")))
-    with Pool(a.jobs, initializer=init, initargs=(a.size, a.quality, a.out)) as pool:
+    with Pool(a.jobs, initializer=init, initargs=(a.size, a.quality, a.out, a.format)) as pool:
         errors = [e for e in pool.imap_unordered(one, files, chunksize=2) if e]
     for e in errors:
         print(e, file=sys.stderr)

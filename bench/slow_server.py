@@ -12,7 +12,9 @@ Every response waits --delay seconds first (network latency stand-in).
                                   limit defaults to 30, at most 100.
     GET /img/NAME.jpg             the image, with ETag and Last-Modified;
                                   If-None-Match / If-Modified-Since give 304.
-    GET /stats                    request counters as JSON (no delay).
+    GET /stats[?reset=1]          request counters and the most requests seen
+                                  in flight at once, as JSON (no delay);
+                                  reset=1 zeroes them after answering.
 
 With --port 0 the system picks a free port; it is written to --port-file.
 HTTP/1.1 with keep-alive; one thread per connection.
@@ -61,6 +63,8 @@ class Server(ThreadingHTTPServer):
         self.delay = delay
         self.lock = threading.Lock()
         self.counts = {"list": 0, "image": 0, "notModified": 0, "notFound": 0}
+        self.in_flight = 0
+        self.max_in_flight = 0
         self.images = []
         for name in sorted(os.listdir(image_dir)):
             if not name.lower().endswith((".jpg", ".jpeg")):
@@ -76,6 +80,15 @@ class Server(ThreadingHTTPServer):
     def count(self, key):
         with self.lock:
             self.counts[key] += 1
+
+    def enter(self):
+        with self.lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def leave(self):
+        with self.lock:
+            self.in_flight -= 1
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -105,8 +118,18 @@ class Handler(BaseHTTPRequestHandler):
         url = urllib.parse.urlsplit(self.path)
         if url.path == "/stats":
             with self.server.lock:
-                body = json.dumps(self.server.counts).encode()
+                body = json.dumps(dict(self.server.counts, maxInFlight=self.server.max_in_flight)).encode()
+                if "reset=1" in url.query:
+                    self.server.counts = dict.fromkeys(self.server.counts, 0)
+                    self.server.max_in_flight = self.server.in_flight
             return self.send(200, body, "application/json", with_body=with_body)
+        self.server.enter()
+        try:
+            self.route(url, with_body)
+        finally:
+            self.server.leave()
+
+    def route(self, url, with_body):
         time.sleep(self.server.delay)
         host = self.headers.get("Host") or "%s:%d" % self.server.server_address[:2]
         base = f"http://{host}"

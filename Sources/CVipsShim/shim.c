@@ -1,5 +1,7 @@
 #include "CVipsShim.h"
 #include <string.h>
+#include <malloc.h>
+#include <vips/vector.h>
 
 int shim_init(const char *argv0) {
     return VIPS_INIT(argv0);
@@ -173,4 +175,12 @@ int shim_save_file(VipsImage *in, const char *path_and_options) {
 int shim_open_file(const char *path, VipsImage **out) {
     *out = vips_image_new_from_file(path, "access", VIPS_ACCESS_RANDOM, NULL);
     return *out ? 0 : -1;
+}
+
+void shim_malloc_trim(void) {
+    malloc_trim(0);
+}
+
+void shim_vector_set_enabled(int enabled) {
+    vips_vector_set_enabled(enabled ? TRUE : FALSE);
 }

@@ -95,4 +95,12 @@ int shim_save_file(VipsImage *in, const char *path_and_options);
 /// Opens a file (random access), header first; pixels decode on demand.
 int shim_open_file(const char *path, VipsImage **out);
 
+/// glibc's malloc_trim(0): returns free heap pages to the system (not
+/// exported to Swift by the Glibc module).
+void shim_malloc_trim(void);
+
+/// Turns libvips's liborc vectorisation on or off (vips/vector.h is not part
+/// of the umbrella header).
+void shim_vector_set_enabled(int enabled);
+
 #endif

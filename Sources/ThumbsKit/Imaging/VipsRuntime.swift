@@ -12,6 +12,13 @@ public enum VipsRuntime {
         if ok {
             shim_cache_off()
             shim_quiet_warnings()
+            // liborc's run-time code generation has crashed under concurrent
+            // use (seen here once in ~6 list runs, a segfault in a decode
+            // thread). Vectorisation is worth ~5% here; a crash loses the run.
+            // THUMBS_ORC=1 turns it back on.
+            if ProcessInfo.processInfo.environment["THUMBS_ORC"] != "1" {
+                shim_vector_set_enabled(0)
+            }
         }
         return ok
     }()

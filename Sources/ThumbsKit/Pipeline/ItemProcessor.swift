@@ -12,10 +12,18 @@ struct ItemProcessor: Sendable {
     let settings: OutputSettings
     let limits: DecodeLimits
     let out: OutputDirectory
+    /// Threads for decoding: `--jobs` of them, CPU-bound work only.
     let pool: DecodePool
+    /// Threads for file I/O (reading sources, writing and flushing outputs),
+    /// so that a decoder never waits for the disk.
+    let ioPool: DecodePool
     let previous: PreviousRun
     let force: Bool
     let registry = DuplicateRegistry()
+    /// Sizes shared by more than one file source. Identical bytes need equal
+    /// sizes, so a file with a size of its own skips the duplicate registry
+    /// (which would otherwise hold a record of every image of the run).
+    let sharedSizes: Set<Int64>
     /// Fetches remote items to a local file; nil when there are no lists.
     let fetcher: (any RemoteFetching)?
 
@@ -38,7 +46,7 @@ struct ItemProcessor: Sendable {
         case .file(let path, let size, let modified):
             if !force, let record = await unchanged(item) { return record }
             do {
-                let bytes = try await pool.run { () throws(ItemError) -> SourceBytes in try SourceBytes(path: path) }
+                let bytes = try await ioPool.run { () throws(ItemError) -> SourceBytes in try SourceBytes(path: path) }
                 var record = await decodeOnce(item, bytes: bytes)
                 record.bytes = Int64(bytes.count)
                 record.modified = size == Int64(bytes.count) ? modified : fileStatus(path)?.modified
@@ -87,7 +95,7 @@ struct ItemProcessor: Sendable {
         case .downloaded(let file, let download):
             defer { unlink(file) }
             do {
-                let bytes = try await pool.run { () throws(ItemError) -> SourceBytes in try SourceBytes(path: file) }
+                let bytes = try await ioPool.run { () throws(ItemError) -> SourceBytes in try SourceBytes(path: file) }
                 var record = await decodeOnce(item, bytes: bytes)
                 record.bytes = Int64(bytes.count)
                 record.download = download
@@ -113,7 +121,7 @@ struct ItemProcessor: Sendable {
         }
         guard wanted == expected else { return nil }
         let out = self.out, previous = self.previous
-        let record = try? await pool.run { previous.unchangedRecord(for: item, expectedPaths: expected, out: out) }
+        let record = try? await ioPool.run { previous.unchangedRecord(for: item, expectedPaths: expected, out: out) }
         guard var record = record ?? nil else { return nil }
         record.status = .unchanged
         record.duplicateOf = nil
@@ -129,7 +137,7 @@ struct ItemProcessor: Sendable {
             } ?? ""
         }
         guard expected == record.outputs.map(\.path) else { return false }
-        return (try? await pool.run {
+        return (try? await ioPool.run {
             record.outputs.allSatisfy { RecordedOutput.matches($0, at: out.absolute($0.path)) }
         }) ?? false
     }
@@ -138,6 +146,9 @@ struct ItemProcessor: Sendable {
 
     private func decodeOnce(_ item: SourceItem, bytes: SourceBytes) async -> ManifestItem {
         let sha = (try? await pool.run { bytes.sha256() }) ?? ""
+        if case .file(_, let size, _) = item.origin, !sharedSizes.contains(size) {
+            return record(item, sha: sha, outcome: await render(item, bytes: bytes), status: .ok)
+        }
         switch await registry.claim(sha) {
         case .leader:
             let outcome = await render(item, bytes: bytes)
@@ -154,7 +165,7 @@ struct ItemProcessor: Sendable {
                 (output, "\(output.size)/\(item.outputName).\(OutputNamer.fileExtension(of: output.path))")
             }
             do {
-                let outputs = try await pool.run { () throws(ItemError) -> [ManifestOutput] in
+                let outputs = try await ioPool.run { () throws(ItemError) -> [ManifestOutput] in
                     try targets.map { (output, path) throws(ItemError) -> ManifestOutput in
                         try OutputLinker.link(out.absolute(output.path), to: out.absolute(path), writer: out.writer)
                         var copy = output
@@ -178,10 +189,16 @@ struct ItemProcessor: Sendable {
             settings.sizes.map { size in ("\(size.label)|\(format.rawValue)", outputPath(item, size: size, format: format)) }
         })
         do {
-            return try await pool.run { () throws(ItemError) -> DuplicateRegistry.Outcome in
+            // A struct, not a tuple: Swift 6.3's SILGen crashes reabstracting a
+            // typed-throws closure that returns a tuple.
+            let rendered = try await pool.run { () throws -> Rendered in
                 let (info, thumbnails) = try bytes.withBytes { raw throws(ItemError) in
                     try Thumbnailer.render(raw, settings: settings, limits: limits)
                 }
+                return Rendered(info: info, thumbnails: thumbnails)
+            }
+            let info = rendered.info, thumbnails = rendered.thumbnails
+            let outputs = try await ioPool.run { () throws(ItemError) -> [ManifestOutput] in
                 var outputs: [ManifestOutput] = []
                 for thumbnail in thumbnails {
                     let path = paths["\(thumbnail.size.label)|\(thumbnail.format.rawValue)"]!
@@ -192,12 +209,18 @@ struct ItemProcessor: Sendable {
                         sha256: SHA256Hex.of(thumbnail.data)
                     ))
                 }
-                return DuplicateRegistry.Outcome(leaderID: item.id, info: info, outputs: outputs, error: nil)
+                return outputs
             }
+            return DuplicateRegistry.Outcome(leaderID: item.id, info: info, outputs: outputs, error: nil)
         } catch {
             let itemError = (error as? ItemError) ?? .decode("\(error)")
             return DuplicateRegistry.Outcome(leaderID: item.id, info: nil, outputs: [], error: itemError)
         }
+    }
+
+    private struct Rendered: Sendable {
+        var info: SourceImageInfo
+        var thumbnails: [RenderedThumbnail]
     }
 
     // MARK: - Records
