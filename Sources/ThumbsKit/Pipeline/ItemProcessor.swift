@@ -58,27 +58,17 @@ struct ItemProcessor: Sendable {
             guard let fetcher else { return failed(item, .download("photo lists are not available")) }
             let previousRecord = force ? nil : previous.items[item.id]
             let fetched = await fetcher.fetch(item, previous: previous.settingsMatch ? previousRecord : nil)
-            switch fetched {
-            case .failed(let error, let download):
-                var record = failed(item, error)
+            guard case .notModified(let download) = fetched else { return await finishRemote(item, fetched) }
+            if let previousRecord, previousRecord.status != .failed, await outputsIntact(previousRecord, item: item) {
+                var record = previousRecord
+                record.status = .unchanged
+                record.duplicateOf = nil
                 record.download = download
+                record.meta = Self.meta(of: item)
                 return record
-            case .notModified(let download):
-                if let previousRecord, previousRecord.status != .failed,
-                   await outputsIntact(previousRecord, item: item) {
-                    var record = previousRecord
-                    record.status = .unchanged
-                    record.duplicateOf = nil
-                    record.download = download
-                    record.meta = Self.meta(of: item)
-                    return record
-                }
-                // The server says unchanged but our outputs are gone: fetch again.
-                let again = await fetcher.fetch(item, previous: nil)
-                return await finishRemote(item, again)
-            case .downloaded:
-                return await finishRemote(item, fetched)
             }
+            // The server says unchanged but our outputs are gone: fetch again.
+            return await finishRemote(item, await fetcher.fetch(item, previous: nil))
         }
     }
 
@@ -111,15 +101,9 @@ struct ItemProcessor: Sendable {
     // MARK: - Unchanged
 
     private func unchanged(_ item: SourceItem) async -> ManifestItem? {
-        guard let earlier = previous.items[item.id], earlier.status != .failed else { return nil }
-        let expected = earlier.outputs.map(\.path)
-        // The recorded paths must still be the ones this run would write.
-        let wanted = settings.sizes.map { size in
-            earlier.outputs.first(where: { $0.size == size.label }).map { output in
-                outputPath(item, size: size, format: OutputFormat(rawValue: output.format) ?? settings.format)
-            } ?? ""
-        }
-        guard wanted == expected else { return nil }
+        guard let earlier = previous.items[item.id], earlier.status != .failed,
+              let expected = expectedPaths(earlier, item: item)
+        else { return nil }
         let out = self.out, previous = self.previous
         let record = try? await ioPool.run { previous.unchangedRecord(for: item, expectedPaths: expected, out: out) }
         guard var record = record ?? nil else { return nil }
@@ -130,16 +114,23 @@ struct ItemProcessor: Sendable {
     }
 
     private func outputsIntact(_ record: ManifestItem, item: SourceItem) async -> Bool {
+        guard expectedPaths(record, item: item) != nil else { return false }
         let out = self.out
-        let expected = settings.sizes.map { size in
+        return (try? await ioPool.run {
+            record.outputs.allSatisfy { RecordedOutput.matches($0, at: out.absolute($0.path)) }
+        }) ?? false
+    }
+
+    /// The recorded output paths, if they are still the ones this run would
+    /// write for `item` (names can change when a new source collides).
+    private func expectedPaths(_ record: ManifestItem, item: SourceItem) -> [String]? {
+        let wanted = settings.sizes.map { size in
             record.outputs.first(where: { $0.size == size.label }).map { output in
                 outputPath(item, size: size, format: OutputFormat(rawValue: output.format) ?? settings.format)
             } ?? ""
         }
-        guard expected == record.outputs.map(\.path) else { return false }
-        return (try? await ioPool.run {
-            record.outputs.allSatisfy { RecordedOutput.matches($0, at: out.absolute($0.path)) }
-        }) ?? false
+        let recorded = record.outputs.map(\.path)
+        return wanted == recorded ? recorded : nil
     }
 
     // MARK: - Decoding once

@@ -16,14 +16,9 @@ enum ReportFormat {
 
     /// `12.3 MB` (decimal units).
     static func bytes(_ value: Int64) -> String {
-        let units = ["B", "KB", "MB", "GB", "TB"]
-        var scaled = Double(value)
-        var unit = 0
-        while scaled >= 1000 && unit < units.count - 1 {
-            scaled /= 1000
-            unit += 1
+        StatisticsTable.byteCount(value) { scaled in
+            String(format: scaled < 10 ? "%.2f" : scaled < 100 ? "%.1f" : "%.0f", scaled)
         }
-        return unit == 0 ? "\(value) B" : String(format: scaled < 10 ? "%.2f %@" : scaled < 100 ? "%.1f %@" : "%.0f %@", scaled, units[unit])
     }
 
     /// `850 ms`, `12.4 s`, `3 min 20 s`, `1 h 05 min`.

@@ -119,6 +119,11 @@ public struct StatisticsTable: Sendable {
 
     /// `1.2 MB`: decimal units.
     static func shortBytes(_ value: Int64) -> String {
+        byteCount(value) { scaled in String(format: "%.1f", scaled) }
+    }
+
+    /// `value` in decimal units (B, KB, MB…), the number formatted by `digits`.
+    static func byteCount(_ value: Int64, digits: (Double) -> String) -> String {
         let units = ["B", "KB", "MB", "GB", "TB"]
         var scaled = Double(value)
         var unit = 0
@@ -126,7 +131,7 @@ public struct StatisticsTable: Sendable {
             scaled /= 1000
             unit += 1
         }
-        return unit == 0 ? "\(value) B" : String(format: "%.1f %@", scaled, units[unit])
+        return unit == 0 ? "\(value) B" : digits(scaled) + " " + units[unit]
     }
 
     static func duration(_ seconds: Double) -> String {
