@@ -6,10 +6,20 @@ import NIOHTTP1
 /// conditional when the last run recorded validators.
 struct ImageDownloader: RemoteFetching {
     let session: HTTPSession
+    /// Downloads started while the list was read (fresh runs only).
+    var prefetcher: Prefetcher?
 
     static let accept = "image/*,*/*;q=0.8"
 
     func fetch(_ item: SourceItem, previous: ManifestItem?) async -> FetchResult {
+        if previous == nil, let prefetcher, case .remote(let url, _) = item.origin,
+           let early = await prefetcher.take(url) {
+            return await early.value
+        }
+        return await fetchNow(item, previous: previous)
+    }
+
+    func fetchNow(_ item: SourceItem, previous: ManifestItem?) async -> FetchResult {
         guard case .remote(let url, _) = item.origin else {
             return .failed(.download("\(item.source) is not a remote source"), nil)
         }

@@ -7,6 +7,8 @@ struct ListReader: Sendable {
     let urlField: String?
     let maxPages: Int?
     let console: Console
+    /// Told of every page's new entries as soon as they are read.
+    var onEntries: (@Sendable ([ListEntry]) async -> Void)? = nil
 
     static let accept = "application/json, application/x-ndjson;q=0.9, text/plain;q=0.8, */*;q=0.5"
 
@@ -91,6 +93,7 @@ struct ListReader: Sendable {
             if fresh.isEmpty { break }
             seen.formUnion(fresh)
             entries += fresh
+            await onEntries?(fresh)
             if let firstCount, page.count < firstCount { break }
             if firstCount == nil { firstCount = page.count }
             next = LinkHeader.target(rel: "next", in: response.headers[canonicalForm: "link"].map(String.init),

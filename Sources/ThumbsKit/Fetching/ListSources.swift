@@ -25,17 +25,38 @@ enum ListSources {
         if let maxPages = options.maxPages, maxPages < 1 { throw .usage("--max-pages must be at least 1") }
         if let field = options.urlField, field.split(separator: ".").isEmpty { throw .usage("--url-field needs a field name, such as urls.small") }
         let session = try HTTPSession(options: options, console: console)
-        let reader = ListReader(session: session, urlField: options.urlField, maxPages: options.maxPages, console: console)
+        var downloader = ImageDownloader(session: session)
+        var reader = ListReader(session: session, urlField: options.urlField, maxPages: options.maxPages, console: console)
+        if isFreshRun(options) {
+            let prefetcher = Prefetcher(limit: 2 * max(1, options.downloadJobs))
+            downloader.prefetcher = prefetcher
+            let early = downloader
+            reader.onEntries = { entries in await prefetcher.offer(entries, downloader: early) }
+        }
         var items: [SourceItem] = []
         do {
             for source in sources {
                 items += try await self.items(of: source, reader: reader, options: options, console: console, standardInput: standardInput)
             }
         } catch {
+            await downloader.prefetcher?.discardRest()
             _ = await session.finish()
             throw error
         }
-        return Resolved(items: items, fetcher: ImageDownloader(session: session), counters: { await session.finish() })
+        let fetcher = downloader
+        return Resolved(items: items, fetcher: fetcher, counters: {
+            await fetcher.prefetcher?.discardRest()
+            return await session.finish()
+        })
+    }
+
+    /// Whether nothing in OUT could make requests conditional, and every
+    /// image read will be processed by this process.
+    static func isFreshRun(_ options: RunOptions) -> Bool {
+        guard !options.dryRun, options.shard == nil else { return false }
+        let out = options.outputDirectory
+        return !FileManager.default.fileExists(atPath: out + "/manifest.json")
+            && !FileManager.default.fileExists(atPath: out + "/.thumbs/journal.ndjson")
     }
 
     private static func items(
