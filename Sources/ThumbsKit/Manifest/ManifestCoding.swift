@@ -16,6 +16,9 @@ public enum ManifestCoding {
 
     /// Reads a manifest, with a message a person understands when it cannot.
     public static func readManifest(at path: String) throws(RunError) -> Manifest {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw .usage("no manifest at \(path) (thumbs run writes OUT/manifest.json)")
+        }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
