@@ -40,12 +40,6 @@ public struct DecodeLimits: Sendable, Hashable {
 /// cooperative threads. Every libvips handle is created and released inside
 /// one call; only plain values come out.
 public enum Thumbnailer {
-    /// Reads only the header: format, displayed size, orientation. Refuses an
-    /// image over `limits.maxPixels` before any pixel is decoded.
-    public static func inspect(_ bytes: UnsafeRawBufferPointer, limits: DecodeLimits) throws(ItemError) -> SourceImageInfo {
-        try openHeader(bytes, limits: limits).info
-    }
-
     /// Decodes once (shrinking on load as far as the largest box allows) and
     /// renders one thumbnail per size in `settings`.
     public static func render(

@@ -12,11 +12,9 @@ struct ItemProcessor: Sendable {
     let settings: OutputSettings
     let limits: DecodeLimits
     let out: OutputDirectory
-    /// Threads for decoding: `--jobs` of them, CPU-bound work only.
+    /// `--jobs` threads for every blocking step: decoding and file I/O. (A
+    /// separate I/O pool measured no faster and cost 30 MB in malloc arenas.)
     let pool: DecodePool
-    /// Threads for file I/O (reading sources, writing and flushing outputs),
-    /// so that a decoder never waits for the disk.
-    let ioPool: DecodePool
     let previous: PreviousRun
     let force: Bool
     let registry = DuplicateRegistry()
@@ -46,7 +44,7 @@ struct ItemProcessor: Sendable {
         case .file(let path, let size, let modified):
             if !force, let record = await unchanged(item) { return record }
             do {
-                let bytes = try await ioPool.run { () throws(ItemError) -> SourceBytes in try SourceBytes(path: path) }
+                let bytes = try await pool.run { () throws(ItemError) -> SourceBytes in try SourceBytes(path: path) }
                 var record = await decodeOnce(item, bytes: bytes)
                 record.bytes = Int64(bytes.count)
                 record.modified = size == Int64(bytes.count) ? modified : fileStatus(path)?.modified
@@ -85,7 +83,7 @@ struct ItemProcessor: Sendable {
         case .downloaded(let file, let download):
             defer { unlink(file) }
             do {
-                let bytes = try await ioPool.run { () throws(ItemError) -> SourceBytes in try SourceBytes(path: file) }
+                let bytes = try await pool.run { () throws(ItemError) -> SourceBytes in try SourceBytes(path: file) }
                 var record = await decodeOnce(item, bytes: bytes)
                 record.bytes = Int64(bytes.count)
                 record.download = download
@@ -105,7 +103,7 @@ struct ItemProcessor: Sendable {
               let expected = expectedPaths(earlier, item: item)
         else { return nil }
         let out = self.out, previous = self.previous
-        let record = try? await ioPool.run { previous.unchangedRecord(for: item, expectedPaths: expected, out: out) }
+        let record = try? await pool.run { previous.unchangedRecord(for: item, expectedPaths: expected, out: out) }
         guard var record = record ?? nil else { return nil }
         record.status = .unchanged
         record.duplicateOf = nil
@@ -116,7 +114,7 @@ struct ItemProcessor: Sendable {
     private func outputsIntact(_ record: ManifestItem, item: SourceItem) async -> Bool {
         guard expectedPaths(record, item: item) != nil else { return false }
         let out = self.out
-        return (try? await ioPool.run {
+        return (try? await pool.run {
             record.outputs.allSatisfy { RecordedOutput.matches($0, at: out.absolute($0.path)) }
         }) ?? false
     }
@@ -156,7 +154,7 @@ struct ItemProcessor: Sendable {
                 (output, "\(output.size)/\(item.outputName).\(OutputNamer.fileExtension(of: output.path))")
             }
             do {
-                let outputs = try await ioPool.run { () throws(ItemError) -> [ManifestOutput] in
+                let outputs = try await pool.run { () throws(ItemError) -> [ManifestOutput] in
                     try targets.map { (output, path) throws(ItemError) -> ManifestOutput in
                         try OutputLinker.link(out.absolute(output.path), to: out.absolute(path), writer: out.writer)
                         var copy = output
@@ -180,16 +178,10 @@ struct ItemProcessor: Sendable {
             settings.sizes.map { size in ("\(size.label)|\(format.rawValue)", outputPath(item, size: size, format: format)) }
         })
         do {
-            // A struct, not a tuple: Swift 6.3's SILGen crashes reabstracting a
-            // typed-throws closure that returns a tuple.
-            let rendered = try await pool.run { () throws -> Rendered in
+            return try await pool.run { () throws(ItemError) -> DuplicateRegistry.Outcome in
                 let (info, thumbnails) = try bytes.withBytes { raw throws(ItemError) in
                     try Thumbnailer.render(raw, settings: settings, limits: limits)
                 }
-                return Rendered(info: info, thumbnails: thumbnails)
-            }
-            let info = rendered.info, thumbnails = rendered.thumbnails
-            let outputs = try await ioPool.run { () throws(ItemError) -> [ManifestOutput] in
                 var outputs: [ManifestOutput] = []
                 for thumbnail in thumbnails {
                     let path = paths["\(thumbnail.size.label)|\(thumbnail.format.rawValue)"]!
@@ -200,18 +192,12 @@ struct ItemProcessor: Sendable {
                         sha256: SHA256Hex.of(thumbnail.data)
                     ))
                 }
-                return outputs
+                return DuplicateRegistry.Outcome(leaderID: item.id, info: info, outputs: outputs, error: nil)
             }
-            return DuplicateRegistry.Outcome(leaderID: item.id, info: info, outputs: outputs, error: nil)
         } catch {
             let itemError = (error as? ItemError) ?? .decode("\(error)")
             return DuplicateRegistry.Outcome(leaderID: item.id, info: nil, outputs: [], error: itemError)
         }
-    }
-
-    private struct Rendered: Sendable {
-        var info: SourceImageInfo
-        var thumbnails: [RenderedThumbnail]
     }
 
     // MARK: - Records

@@ -133,14 +133,10 @@ public struct ThumbsRun: Sendable {
     ) async -> [ManifestItem?] {
         let jobs = max(1, options.jobs)
         let pool = DecodePool(threads: jobs)
-        // File I/O shares the decode threads: a pool of its own measured no
-        // faster (decoders were already ~1.85 of 2 cores busy) and cost
-        // 30 MB of resident memory in extra malloc arenas.
-        let ioPool = pool
         let processor = ItemProcessor(
             settings: options.output,
             limits: DecodeLimits(maxPixels: options.maxPixels, failOn: options.failOn),
-            out: out, pool: pool, ioPool: ioPool, previous: previous, force: options.force,
+            out: out, pool: pool, previous: previous, force: options.force,
             sharedSizes: Self.sharedSizes(items), fetcher: fetcher
         )
         // Tasks in flight: enough for every decoder to have its next image
