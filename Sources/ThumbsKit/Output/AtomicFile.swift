@@ -58,20 +58,19 @@ public struct AtomicFile: Sendable {
             throw error
         }
         close(fd)
-        if rename(temp, path) != 0 {
-            if errno == ENOENT || errno == ENOTDIR {
-                makeParents(of: path)
-            }
-            if rename(temp, path) != 0 {
-                let code = errno
-                unlink(temp)
-                throw ItemError.io("cannot write \(path): \(errnoText(code))")
-            }
-        }
+        try place(temp, at: path)
     }
 
-    private func makeParents(of path: String) {
-        let parent = (path as NSString).deletingLastPathComponent
-        try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+    /// Renames a finished temporary file to `path`, creating parent folders
+    /// when needed; on failure the temporary file is removed.
+    public func place(_ temp: String, at path: String) throws(ItemError) {
+        if rename(temp, path) == 0 { return }
+        if errno == ENOENT || errno == ENOTDIR {
+            _ = makeDirectories((path as NSString).deletingLastPathComponent)
+            if rename(temp, path) == 0 { return }
+        }
+        let code = errno
+        unlink(temp)
+        throw ItemError.io("cannot write \(path): \(errnoText(code))")
     }
 }

@@ -239,15 +239,7 @@ enum OutputLinker {
     static func link(_ source: String, to target: String, writer: AtomicFile) throws(ItemError) {
         if source == target { return }
         let temp = writer.temporaryDirectory + "/" + UUID().uuidString + ".link"
-        if Glibc.link(source, temp) == 0 {
-            if rename(temp, target) == 0 { return }
-            if errno == ENOENT {
-                try? FileManager.default.createDirectory(
-                    atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                if rename(temp, target) == 0 { return }
-            }
-            unlink(temp)
-        }
+        if Glibc.link(source, temp) == 0, (try? writer.place(temp, at: target)) != nil { return }
         guard let data = FileManager.default.contents(atPath: source) else {
             throw ItemError.io("cannot copy \(source) to \(target): \(errnoText())")
         }
