@@ -43,18 +43,23 @@ struct PreviousRun: Sendable {
     /// the outputs are still there, or nil when it must be processed.
     /// Reads the outputs to check their size and hash: call it on the pool.
     func unchangedRecord(for item: SourceItem, expectedPaths: [String], out: OutputDirectory) -> ManifestItem? {
-        guard settingsMatch, let record = items[item.id], record.status != .failed,
-              record.outputs.map(\.path) == expectedPaths
-        else { return nil }
-        switch item.origin {
-        case .file(_, let size, let modified):
-            guard record.bytes == size, let recorded = record.modified, abs(recorded - modified) < 1e-6 else { return nil }
-        case .remote, .unreadable:
-            return nil
-        }
+        guard let record = unchangedSource(item), record.outputs.map(\.path) == expectedPaths else { return nil }
         for output in record.outputs {
             guard RecordedOutput.matches(output, at: out.absolute(output.path)) else { return nil }
         }
+        return record
+    }
+}
+
+extension PreviousRun {
+    /// The earlier record of a file source that still has the same size and
+    /// modification time, made with the current settings and not failed.
+    /// Says nothing about its outputs (see `unchangedRecord`).
+    func unchangedSource(_ item: SourceItem) -> ManifestItem? {
+        guard settingsMatch, let record = items[item.id], record.status != .failed,
+              case .file(_, let size, let modified) = item.origin,
+              record.bytes == size, let recorded = record.modified, abs(recorded - modified) < 1e-6
+        else { return nil }
         return record
     }
 }

@@ -257,9 +257,7 @@ public struct ThumbsRun: Sendable {
         for item in items {
             let targets = options.output.sizes.map { "\($0.label)/\(item.outputName).\(options.output.format.fileExtension)" }
             var action = "process"
-            if !options.force, let earlier = previous.items[item.id], earlier.status != .failed, previous.settingsMatch,
-               case .file(_, let size, let modified) = item.origin, earlier.bytes == size,
-               let m = earlier.modified, abs(m - modified) < 1e-6 {
+            if !options.force, previous.unchangedSource(item) != nil {
                 action = "unchanged"
                 unchanged += 1
             }
