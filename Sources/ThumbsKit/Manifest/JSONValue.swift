@@ -34,8 +34,8 @@ public enum JSONValue: Sendable, Hashable, Codable {
             try container.encode(value)
         case .number(let value):
             var container = encoder.singleValueContainer()
-            if value.rounded() == value, abs(value) < 1e15 {
-                try container.encode(Int64(value))
+            if let integer = value.jsonInteger {
+                try container.encode(integer)
             } else {
                 try container.encode(value)
             }
@@ -67,7 +67,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
     public var stringValue: String? {
         switch self {
         case .string(let s): s
-        case .number(let n): n.rounded() == n && abs(n) < 1e15 ? String(Int64(n)) : String(n)
+        case .number(let n): n.jsonInteger.map { String($0) } ?? String(n)
         default: nil
         }
     }
@@ -84,4 +84,12 @@ struct AnyKey: CodingKey {
     init(_ string: String) { stringValue = string }
     init?(stringValue: String) { self.stringValue = stringValue }
     init?(intValue: Int) { nil }
+}
+
+extension Double {
+    /// The value as an integer when it is a whole number small enough to be
+    /// exact, so that JSON says `3`, not `3.0`.
+    var jsonInteger: Int64? {
+        rounded() == self && abs(self) < 1e15 ? Int64(self) : nil
+    }
 }

@@ -143,11 +143,7 @@ struct JSONText {
 
     mutating func number(_ value: Double) {
         guard value.isFinite else { return raw("0") }
-        if value.rounded() == value, abs(value) < 1e15 {
-            raw(String(Int64(value)))
-        } else {
-            raw("\(value)")
-        }
+        raw(value.jsonInteger.map { String($0) } ?? "\(value)")
     }
 
     mutating func string(_ text: String) {
