@@ -55,8 +55,8 @@ enum ListSources {
     static func isFreshRun(_ options: RunOptions) -> Bool {
         guard !options.dryRun, options.shard == nil else { return false }
         let out = options.outputDirectory
-        return !FileManager.default.fileExists(atPath: out + "/manifest.json")
-            && !FileManager.default.fileExists(atPath: out + "/.thumbs/journal.ndjson")
+        return !FileManager.default.fileExists(atPath: OutputDirectory.manifestPath(in: out))
+            && !FileManager.default.fileExists(atPath: OutputDirectory.journalPath(in: out))
     }
 
     private static func items(

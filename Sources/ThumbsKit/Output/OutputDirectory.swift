@@ -12,10 +12,15 @@ public final class OutputDirectory: Sendable {
     public let writer: AtomicFile
     private let lockDescriptor: Int32
 
-    public var manifestPath: String { root + "/manifest.json" }
+    public var manifestPath: String { Self.manifestPath(in: root) }
     public var statsPath: String { root + "/stats.json" }
     public var reportPath: String { root + "/report.html" }
-    public var journalPath: String { stateDirectory + "/journal.ndjson" }
+    public var journalPath: String { Self.journalPath(in: root) }
+
+    /// Where an OUT keeps its manifest and journal, for code that must look
+    /// without creating or locking OUT (dry runs, list prefetching).
+    public static func manifestPath(in root: String) -> String { root + "/manifest.json" }
+    public static func journalPath(in root: String) -> String { root + "/.thumbs/journal.ndjson" }
 
     /// Creates OUT if needed, takes its lock and sweeps temporary files left by
     /// a run that was killed. Exit 3 when OUT cannot be written or another run

@@ -252,7 +252,8 @@ public struct ThumbsRun: Sendable {
         var lines: [String] = []
         let outRoot = options.outputDirectory
         let previous = PreviousRun.load(
-            manifestPath: outRoot + "/manifest.json", journalPath: outRoot + "/.thumbs/journal.ndjson", settings: options.output)
+            manifestPath: OutputDirectory.manifestPath(in: outRoot), journalPath: OutputDirectory.journalPath(in: outRoot),
+            settings: options.output)
         var unchanged = 0
         for item in items {
             let targets = options.output.sizes.map { "\($0.label)/\(item.outputName).\(options.output.format.fileExtension)" }
