@@ -24,7 +24,9 @@ let package = Package(
         // The few libvips entry points Swift cannot call: variadic functions and macros.
         .target(
             name: "CVipsShim",
-            dependencies: ["CVips"]
+            dependencies: ["CVips"],
+            // libjpeg (libvips-dev depends on libjpeg-dev) for the direct JPEG path.
+            linkerSettings: [.linkedLibrary("jpeg")]
         ),
         .target(
             name: "ThumbsKit",

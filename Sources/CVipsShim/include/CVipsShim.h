@@ -103,4 +103,21 @@ void shim_malloc_trim(void);
 /// of the umbrella header).
 void shim_vector_set_enabled(int enabled);
 
+/// Direct JPEG decoding through libjpeg, for 8-bit RGB/YCbCr and greyscale
+/// files (see jpeg_direct.c for why). Both return 0 on success and -1 when
+/// the direct path does not apply (CMYK, 12-bit, any libjpeg warning or
+/// error, over budget); the caller then uses libvips's loader. Neither
+/// touches the libvips error buffer.
+///
+/// The header: stored width and height, and the EXIF orientation (1 when
+/// absent or invalid).
+int shim_jpeg_direct_probe(const void *buf, size_t len,
+                           int *width, int *height, int *orientation);
+
+/// Decodes at 1/`shrink` (1, 2, 4 or 8) into a libvips memory image that
+/// owns its pixels, with the orientation and ICC profile attached; fails
+/// when the decoded pixels would take more than `max_bytes`.
+int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
+                            size_t max_bytes, VipsImage **out);
+
 #endif

@@ -47,6 +47,9 @@ public enum Thumbnailer {
         settings: OutputSettings,
         limits: DecodeLimits
     ) throws(ItemError) -> (SourceImageInfo, [RenderedThumbnail]) {
+        if !settings.keepMetadata, let rendered = try renderDirectJPEG(bytes, settings: settings, limits: limits) {
+            return rendered
+        }
         let header = try openHeader(bytes, limits: limits)
         let info = header.info
         let plans = settings.sizes.map {
@@ -61,6 +64,39 @@ public enum Thumbnailer {
             return (info, outputs)
         } catch {
             throw ItemError.decode("cannot decode \(info.format) image: \(error.message)")
+        }
+    }
+
+    /// The fast path for plain JPEGs (`DirectJPEG`), or nil to take the
+    /// libvips loader. Metadata is only carried over by the libvips path, so
+    /// `--keep-metadata` never comes here.
+    private static func renderDirectJPEG(
+        _ bytes: UnsafeRawBufferPointer,
+        settings: OutputSettings,
+        limits: DecodeLimits
+    ) throws(ItemError) -> (SourceImageInfo, [RenderedThumbnail])? {
+        guard let header = DirectJPEG.probe(bytes) else { return nil }
+        try checkPixelLimit(width: header.width, height: header.height, limits: limits)
+        let swapped = header.orientation >= 5
+        let info = SourceImageInfo(
+            format: "jpeg",
+            width: swapped ? header.height : header.width,
+            height: swapped ? header.width : header.height,
+            orientation: header.orientation
+        )
+        let plans = settings.sizes.map {
+            ThumbnailGeometry(sourceWidth: info.width, sourceHeight: info.height, box: $0, fit: settings.fit, enlarge: settings.enlarge)
+        }
+        let shrink = jpegShrink(info: info, plans: plans)
+        guard let base = DirectJPEG.decode(bytes, shrink: shrink) else { return nil }
+        do {
+            var outputs: [RenderedThumbnail] = []
+            for (size, plan) in zip(settings.sizes, plans) {
+                outputs.append(try renderOne(base, info: info, size: size, plan: plan, settings: settings))
+            }
+            return (info, outputs)
+        } catch {
+            throw ItemError.decode("cannot decode jpeg image: \(error.message)")
         }
     }
 
@@ -123,18 +159,12 @@ public enum Thumbnailer {
         limits: DecodeLimits,
         reusable: Bool
     ) throws(VipsFailure) -> VipsImageRef {
-        let stored = storedSize(of: header)
-        // The largest resized image any box needs, in stored orientation.
-        let swapped = header.info.orientation >= 5
-        var needW = 1, needH = 1
-        for plan in plans {
-            needW = max(needW, swapped ? plan.resizedHeight : plan.resizedWidth)
-            needH = max(needH, swapped ? plan.resizedWidth : plan.resizedHeight)
-        }
+        let stored = storedSize(of: header.info)
+        let (needW, needH) = neededSize(info: header.info, plans: plans)
         var shrink: Int32 = 1
         var scale = 1.0
         if header.loader.hasPrefix("jpegload") {
-            shrink = Int32(ThumbnailGeometry.jpegShrink(sourceWidth: stored.width, sourceHeight: stored.height, neededWidth: needW, neededHeight: needH))
+            shrink = Int32(jpegShrink(info: header.info, plans: plans))
         } else if header.loader.hasPrefix("webpload") {
             let s = max(Double(needW) / Double(stored.width), Double(needH) / Double(stored.height))
             if s < 1 { scale = s }
@@ -161,10 +191,27 @@ public enum Thumbnailer {
         return image
     }
 
-    private static func storedSize(of header: Header) -> (width: Int, height: Int) {
-        header.info.orientation >= 5
-            ? (header.info.height, header.info.width)
-            : (header.info.width, header.info.height)
+    private static func storedSize(of info: SourceImageInfo) -> (width: Int, height: Int) {
+        info.orientation >= 5 ? (info.height, info.width) : (info.width, info.height)
+    }
+
+    /// The largest resized image any box needs, in stored orientation.
+    private static func neededSize(info: SourceImageInfo, plans: [ThumbnailGeometry]) -> (width: Int, height: Int) {
+        let swapped = info.orientation >= 5
+        var needW = 1, needH = 1
+        for plan in plans {
+            needW = max(needW, swapped ? plan.resizedHeight : plan.resizedWidth)
+            needH = max(needH, swapped ? plan.resizedWidth : plan.resizedHeight)
+        }
+        return (needW, needH)
+    }
+
+    private static func jpegShrink(info: SourceImageInfo, plans: [ThumbnailGeometry]) -> Int {
+        let stored = storedSize(of: info)
+        let needed = neededSize(info: info, plans: plans)
+        return ThumbnailGeometry.jpegShrink(
+            sourceWidth: stored.width, sourceHeight: stored.height, neededWidth: needed.width, neededHeight: needed.height
+        )
     }
 
     // MARK: - One thumbnail

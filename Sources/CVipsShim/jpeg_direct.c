@@ -1,0 +1,295 @@
+/* Direct JPEG decoding through libjpeg(-turbo), for the common case only.
+ *
+ * libvips's JPEG loader feeds libjpeg through its own source manager, 4 KB at
+ * a time. libjpeg-turbo decodes Huffman data on a fast path only while at
+ * least 512 bytes per block of an MCU are buffered, so with 4 KB buffers
+ * most MCUs of a photo take the slow path; and thumbs had the header read
+ * twice (once to check limits, once to decode). Here the whole file is
+ * already in memory: jpeg_mem_src gives libjpeg all of it at once, the
+ * header is read once per call, and the pixels are decoded straight into one
+ * buffer that becomes a libvips memory image.
+ *
+ * Anything unusual is left to libvips: CMYK and YCCK, 12-bit data, any
+ * libjpeg warning (corrupt or truncated data), and decoded images larger than
+ * the caller's memory budget. The caller then takes the libvips path, so
+ * damaged files get libvips's fail_on policy and messages exactly as before.
+ */
+#include "CVipsShim.h"
+#include "jpeg_dc.h"
+
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jpeglib.h>
+
+typedef struct {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+} direct_error;
+
+static void direct_error_exit(j_common_ptr cinfo) {
+    direct_error *err = (direct_error *) cinfo->err;
+    longjmp(err->jump, 1);
+}
+
+static void direct_emit_message(j_common_ptr cinfo, int level) {
+    /* level < 0 is a warning: corrupt or truncated data. Give up and let
+     * libvips decide (it may accept the file, fail it, or stop at
+     * truncation, depending on --fail-on). Trace messages are ignored. */
+    if (level < 0)
+        direct_error_exit(cinfo);
+}
+
+static void direct_output_message(j_common_ptr cinfo) {
+    (void) cinfo;
+}
+
+static uint32_t read16(const unsigned char *p, int big) {
+    return big ? (uint32_t) (p[0] << 8 | p[1]) : (uint32_t) (p[1] << 8 | p[0]);
+}
+
+static uint32_t read32(const unsigned char *p, int big) {
+    return big ? ((uint32_t) p[0] << 24 | (uint32_t) p[1] << 16 | (uint32_t) p[2] << 8 | p[3])
+               : ((uint32_t) p[3] << 24 | (uint32_t) p[2] << 16 | (uint32_t) p[1] << 8 | p[0]);
+}
+
+/* The Orientation tag (0x0112) of IFD0 in an APP1 "Exif" payload, or 1 when
+ * absent, malformed or outside 1...8 (what vips_image_get_orientation
+ * reports for such files). */
+static int exif_orientation(const unsigned char *data, unsigned int length) {
+    if (length < 6 + 8 || memcmp(data, "Exif\0\0", 6) != 0)
+        return 1;
+    const unsigned char *tiff = data + 6;
+    size_t size = length - 6;
+    int big;
+    if (tiff[0] == 'M' && tiff[1] == 'M')
+        big = 1;
+    else if (tiff[0] == 'I' && tiff[1] == 'I')
+        big = 0;
+    else
+        return 1;
+    if (read16(tiff + 2, big) != 42)
+        return 1;
+    size_t ifd = read32(tiff + 4, big);
+    if (ifd > size - 2)
+        return 1;
+    size_t count = read16(tiff + ifd, big);
+    for (size_t i = 0; i < count; i++) {
+        size_t entry = ifd + 2 + 12 * i;
+        if (entry > size - 12)
+            return 1;
+        if (read16(tiff + entry, big) != 0x0112)
+            continue;
+        uint32_t type = read16(tiff + entry + 2, big);
+        uint32_t value;
+        if (type == 3) /* SHORT */
+            value = read16(tiff + entry + 8, big);
+        else if (type == 4) /* LONG */
+            value = read32(tiff + entry + 8, big);
+        else
+            return 1;
+        return value >= 1 && value <= 8 ? (int) value : 1;
+    }
+    return 1;
+}
+
+/* Whether libjpeg can give 8-bit RGB or grey for this file directly. */
+static int direct_supported(j_decompress_ptr cinfo) {
+    if (cinfo->data_precision != 8)
+        return 0;
+    if (cinfo->num_components == 1)
+        return cinfo->jpeg_color_space == JCS_GRAYSCALE;
+    if (cinfo->num_components == 3)
+        return cinfo->jpeg_color_space == JCS_YCbCr || cinfo->jpeg_color_space == JCS_RGB;
+    return 0;
+}
+
+static void direct_begin(j_decompress_ptr cinfo, direct_error *err,
+                         const void *buf, size_t len) {
+    cinfo->err = jpeg_std_error(&err->pub);
+    err->pub.error_exit = direct_error_exit;
+    err->pub.emit_message = direct_emit_message;
+    err->pub.output_message = direct_output_message;
+    jpeg_create_decompress(cinfo);
+    jpeg_mem_src(cinfo, (const unsigned char *) buf, (unsigned long) len);
+}
+
+static int find_orientation(j_decompress_ptr cinfo) {
+    for (jpeg_saved_marker_ptr m = cinfo->marker_list; m; m = m->next)
+        if (m->marker == JPEG_APP0 + 1 && m->data_length >= 6 &&
+            memcmp(m->data, "Exif\0\0", 6) == 0)
+            return exif_orientation(m->data, m->data_length);
+    return 1;
+}
+
+int shim_jpeg_direct_probe(const void *buf, size_t len,
+                           int *width, int *height, int *orientation) {
+    if (!buf || len < 4 || len > (size_t) 0xFFFFFFFFu)
+        return -1;
+    const unsigned char *bytes = buf;
+    if (bytes[0] != 0xFF || bytes[1] != 0xD8 || bytes[2] != 0xFF)
+        return -1;
+
+    struct jpeg_decompress_struct cinfo;
+    direct_error err;
+    direct_begin(&cinfo, &err, buf, len);
+    if (setjmp(err.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        return -1;
+    }
+    jpeg_save_markers(&cinfo, JPEG_APP0 + 1, 0xFFFF);
+    if (jpeg_read_header(&cinfo, TRUE) != JPEG_HEADER_OK || !direct_supported(&cinfo)) {
+        jpeg_destroy_decompress(&cinfo);
+        return -1;
+    }
+    *width = (int) cinfo.image_width;
+    *height = (int) cinfo.image_height;
+    *orientation = find_orientation(&cinfo);
+    jpeg_destroy_decompress(&cinfo);
+    return 0;
+}
+
+static void free_pixels(VipsObject *object, void *pixels) {
+    (void) object;
+    free(pixels);
+}
+
+/* Wraps decoded pixels (malloc'd; the image frees them when it closes). */
+static VipsImage *memory_image(unsigned char *pixels, size_t width, size_t height,
+                               int bands, double xres, double yres, int orientation,
+                               const JOCTET *icc, unsigned int icc_length) {
+    VipsImage *image = vips_image_new_from_memory(pixels, width * height * (size_t) bands,
+                                                  (int) width, (int) height, bands,
+                                                  VIPS_FORMAT_UCHAR);
+    if (!image) {
+        free(pixels);
+        return NULL;
+    }
+    g_signal_connect(image, "postclose", G_CALLBACK(free_pixels), pixels);
+    image->Type = bands == 1 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB;
+    image->Xres = xres;
+    image->Yres = yres;
+    if (orientation != 1)
+        vips_image_set_int(image, VIPS_META_ORIENTATION, orientation);
+    if (icc)
+        vips_image_set_blob_copy(image, VIPS_META_ICC_NAME, icc, icc_length);
+    return image;
+}
+
+int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
+                            size_t max_bytes, VipsImage **out) {
+    *out = NULL;
+    if (!buf || len < 4 || len > (size_t) 0xFFFFFFFFu)
+        return -1;
+    if (shrink != 1 && shrink != 2 && shrink != 4 && shrink != 8)
+        return -1;
+
+    struct jpeg_decompress_struct cinfo;
+    direct_error err;
+    unsigned char *volatile pixels = NULL;
+    JSAMPROW *volatile rows = NULL;
+    JOCTET *volatile icc = NULL;
+    direct_begin(&cinfo, &err, buf, len);
+    if (setjmp(err.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        free(pixels);
+        free(rows);
+        free(icc);
+        return -1;
+    }
+    jpeg_save_markers(&cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(&cinfo, JPEG_APP0 + 2, 0xFFFF);
+    if (jpeg_read_header(&cinfo, TRUE) != JPEG_HEADER_OK || !direct_supported(&cinfo)) {
+        jpeg_destroy_decompress(&cinfo);
+        return -1;
+    }
+    int orientation = find_orientation(&cinfo);
+    JOCTET *profile = NULL;
+    unsigned int profile_length = 0;
+    if (jpeg_read_icc_profile(&cinfo, &profile, &profile_length))
+        icc = profile;
+
+    /* Resolution as libvips's loader reads it from a JFIF header (pixels per
+     * millimetre; 1.0 when unknown). */
+    double xres = 1.0, yres = 1.0;
+    if (cinfo.saw_JFIF_marker && cinfo.X_density != 1 && cinfo.Y_density != 1) {
+        if (cinfo.density_unit == 1) {
+            xres = cinfo.X_density / 25.4;
+            yres = cinfo.Y_density / 25.4;
+        } else if (cinfo.density_unit == 2) {
+            xres = cinfo.X_density / 10.0;
+            yres = cinfo.Y_density / 10.0;
+        }
+    }
+
+    size_t width, height;
+    int bands;
+    if (shrink == 8) {
+        /* DC coefficients alone make the 1/8 image (jpeg_dc.c). */
+        uint8_t *dc = NULL;
+        if (jpeg_dc_decode(&cinfo, (const uint8_t *) buf + len, max_bytes,
+                           &dc, &width, &height, &bands) == 0) {
+            jpeg_destroy_decompress(&cinfo);
+            *out = memory_image(dc, width, height, bands, xres, yres, orientation,
+                                icc, profile_length);
+            free(icc);
+            return *out ? 0 : -1;
+        }
+    }
+
+    /* Same choices as libvips's loader: default (ISLOW) IDCT and fancy
+     * upsampling, so both paths give the same pixels. */
+    cinfo.out_color_space = cinfo.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    cinfo.scale_num = 1;
+    cinfo.scale_denom = (unsigned int) shrink;
+    jpeg_calc_output_dimensions(&cinfo);
+    width = cinfo.output_width;
+    height = cinfo.output_height;
+    bands = cinfo.output_components;
+    size_t stride = width * (size_t) bands;
+    if (width == 0 || height == 0 || height > max_bytes / stride) {
+        jpeg_destroy_decompress(&cinfo);
+        free(icc);
+        return -1;
+    }
+    pixels = malloc(stride * height);
+    rows = malloc(sizeof(JSAMPROW) * height);
+    if (!pixels || !rows) {
+        jpeg_destroy_decompress(&cinfo);
+        free(pixels);
+        free(rows);
+        free(icc);
+        return -1;
+    }
+    for (size_t y = 0; y < height; y++)
+        rows[y] = pixels + y * stride;
+
+    jpeg_start_decompress(&cinfo);
+    while (cinfo.output_scanline < cinfo.output_height)
+        jpeg_read_scanlines(&cinfo, rows + cinfo.output_scanline,
+                            cinfo.output_height - cinfo.output_scanline);
+    jpeg_finish_decompress(&cinfo);
+    jpeg_destroy_decompress(&cinfo);
+    free(rows);
+    rows = NULL;
+
+    /* libvips's loader drops the last, partial pixel of a shrunk JPEG
+     * (floor(width / shrink), never below 1); so does this path. */
+    size_t kept_width = cinfo.image_width / (size_t) shrink;
+    size_t kept_height = cinfo.image_height / (size_t) shrink;
+    kept_width = kept_width < 1 ? 1 : kept_width > width ? width : kept_width;
+    kept_height = kept_height < 1 ? 1 : kept_height > height ? height : kept_height;
+    if (kept_width != width)
+        for (size_t y = 1; y < kept_height; y++)
+            memmove(pixels + y * kept_width * (size_t) bands, pixels + y * stride,
+                    kept_width * (size_t) bands);
+    width = kept_width;
+    height = kept_height;
+
+    *out = memory_image(pixels, width, height, bands, xres, yres, orientation,
+                        icc, profile_length);
+    free(icc);
+    return *out ? 0 : -1;
+}

@@ -1,0 +1,42 @@
+import CVips
+import CVipsShim
+
+/// Plain JPEGs decoded by libjpeg straight from memory, the header read once.
+///
+/// Most of thumbs' time goes into libjpeg's Huffman decoding. Fed the whole
+/// file at once (instead of libvips's 4 KB reads) libjpeg-turbo stays on its
+/// fast path; see `jpeg_direct.c`. Only 8-bit YCbCr, RGB and greyscale files
+/// go this way, and only while the decoded pixels fit `memoryBudget`;
+/// everything else, and every file libjpeg warns about, takes the libvips
+/// loader, so damaged files fail (or pass) exactly as `--fail-on` says.
+enum DirectJPEG {
+    /// The largest decoded image held in memory at once (per job). Larger
+    /// decodes stream through libvips in strips instead.
+    static let memoryBudget = 32 << 20
+
+    /// A JPEG header as stored (before orientation).
+    struct Header {
+        var width: Int
+        var height: Int
+        /// EXIF orientation, 1 when absent or invalid.
+        var orientation: Int
+    }
+
+    /// The header, or nil when the file is not a JPEG this path decodes.
+    static func probe(_ bytes: UnsafeRawBufferPointer) -> Header? {
+        var width: Int32 = 0, height: Int32 = 0, orientation: Int32 = 1
+        guard shim_jpeg_direct_probe(bytes.baseAddress, bytes.count, &width, &height, &orientation) == 0 else {
+            return nil
+        }
+        return Header(width: Int(width), height: Int(height), orientation: Int(orientation))
+    }
+
+    /// Decodes at 1/`shrink`, or nil when libvips should decode it instead.
+    static func decode(_ bytes: UnsafeRawBufferPointer, shrink: Int) -> VipsImageRef? {
+        var image: UnsafeMutablePointer<VipsImage>?
+        guard shim_jpeg_direct_decode(bytes.baseAddress, bytes.count, Int32(shrink), memoryBudget, &image) == 0,
+              let image
+        else { return nil }
+        return VipsImageRef(image)
+    }
+}

@@ -1,0 +1,192 @@
+import CVips
+import CVipsShim
+import Foundation
+import XCTest
+@testable import ThumbsKit
+
+/// The direct JPEG path (libjpeg from memory, and the DC-only decode at 1/8)
+/// against libvips's own JPEG loader, on photo-like data: every layout it
+/// takes must give the loader's pixels, and everything else must fall back.
+final class DirectJPEGTests: XCTestCase {
+    var root = ""
+
+    override func setUp() {
+        TestImages.start()
+        root = TestImages.temporaryDirectory(name)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// Layouts the encoder can make: chroma subsampling, Huffman tables,
+    /// restart markers, progressive, grey; odd sizes leave partial MCUs.
+    func testEveryShrinkMatchesTheLibvipsLoader() throws {
+        let variants: [(name: String, bands: Int, options: String)] = [
+            ("420", 3, "[Q=90]"),
+            ("444", 3, "[Q=92,subsample-mode=off]"),
+            ("optimized", 3, "[Q=85,optimize-coding]"),
+            ("restarts", 3, "[Q=90,restart-interval=3]"),
+            ("progressive", 3, "[Q=90,interlace]"),
+            ("grey", 1, "[Q=90]"),
+            ("grey-restarts", 1, "[Q=75,restart-interval=1]"),
+            ("q100", 3, "[Q=100]"),
+        ]
+        for variant in variants {
+            let data = try Data(contentsOf: URL(fileURLWithPath: textured(variant.name, width: 517, height: 389, bands: variant.bands, options: variant.options)))
+            for shrink in [1, 2, 4, 8] {
+                let label = "\(variant.name) 1/\(shrink)"
+                let direct = try XCTUnwrap(data.withUnsafeBytes { DirectJPEG.decode($0, shrink: shrink) }, label)
+                let reference = try XCTUnwrap(libvipsDecode(data, shrink: shrink), label)
+                XCTAssertEqual(direct.width, reference.width, label)
+                XCTAssertEqual(direct.height, reference.height, label)
+                XCTAssertEqual(direct.bands, reference.bands, label)
+                XCTAssertEqual(direct.width, 517 / shrink, label)
+                let psnr = try Self.psnr(direct, reference)
+                // libjpeg at 1/1, 1/2, 1/4 is the loader's own decode. At 1/8
+                // luma (and so grey) is identical; chroma comes from DC
+                // values instead of libjpeg's 2x2 IDCT, which shows on this
+                // noise (a wrong decode would be near 10 dB).
+                let colourAt8 = shrink == 8 && variant.bands == 3
+                XCTAssertGreaterThanOrEqual(psnr, colourAt8 ? 35 : 99, label)
+            }
+        }
+    }
+
+    func testProbeReadsSizeAndOrientation() throws {
+        let path = TestImages.write(root + "/o6.jpg", width: 300, height: 200, orientation: 6)
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let header = try XCTUnwrap(data.withUnsafeBytes { DirectJPEG.probe($0) })
+        XCTAssertEqual([header.width, header.height, header.orientation], [300, 200, 6])
+        let image = try XCTUnwrap(data.withUnsafeBytes { DirectJPEG.decode($0, shrink: 8) })
+        XCTAssertEqual(image.orientation, 6)
+    }
+
+    func testICCProfileTravelsWithThePixels() throws {
+        let path = TestImages.write(root + "/p3.jpg", width: 160, height: 120, options: "[profile=p3]")
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        for shrink in [1, 8] {
+            let image = try XCTUnwrap(data.withUnsafeBytes { DirectJPEG.decode($0, shrink: shrink) })
+            XCTAssertTrue(image.hasICCProfile, "1/\(shrink)")
+        }
+    }
+
+    /// Files libjpeg would only warn about go to libvips, which applies
+    /// `--fail-on`; so do formats this path does not take.
+    func testDamagedAndUnusualFilesFallBack() throws {
+        let whole = try Data(contentsOf: URL(fileURLWithPath: textured("t", width: 400, height: 300, bands: 3, options: "[Q=90]")))
+        let truncated = whole.prefix(whole.count * 6 / 10)
+        for shrink in [1, 8] {
+            XCTAssertNil(truncated.withUnsafeBytes { DirectJPEG.decode($0, shrink: shrink) }, "truncated, 1/\(shrink)")
+        }
+        let cmyk = try Data(contentsOf: URL(fileURLWithPath: TestImages.write(
+            root + "/cmyk.jpg", width: 64, height: 48, bands: 4, interpretation: VIPS_INTERPRETATION_CMYK)))
+        XCTAssertNil(cmyk.withUnsafeBytes { DirectJPEG.probe($0) })
+        let png = try Data(contentsOf: URL(fileURLWithPath: TestImages.write(root + "/a.png", width: 64, height: 48)))
+        XCTAssertNil(png.withUnsafeBytes { DirectJPEG.probe($0) })
+        XCTAssertNil(Data([0xFF, 0xD8, 0xFF]).withUnsafeBytes { DirectJPEG.probe($0) })
+    }
+
+    /// Mutated files: each one decodes to the declared size or falls back;
+    /// none may crash or hang, and the whole thumbnailer turns each into a
+    /// result or one clear error.
+    func testMutatedFilesNeverCrash() throws {
+        let original = try Data(contentsOf: URL(fileURLWithPath: textured("m", width: 203, height: 157, bands: 3, options: "[Q=85,restart-interval=2]")))
+        var random = SplitMix(seed: 42)
+        let settings = OutputSettings(sizes: [ThumbSize(width: 24, height: 24)], format: .jpeg)
+        var decoded = 0
+        for round in 0..<300 {
+            var bytes = [UInt8](original)
+            let changes = 1 + Int(random.next() % 6)
+            for _ in 0..<changes {
+                // Mostly the entropy-coded data; sometimes the header (tables).
+                let position = random.next() % 4 == 0
+                    ? 2 + Int(random.next() % 600)
+                    : 600 + Int(random.next() % UInt64(bytes.count - 602))
+                bytes[position] = UInt8(truncatingIfNeeded: random.next())
+            }
+            if round % 10 == 0 { bytes.removeLast(Int(random.next() % 500)) }
+            let data = Data(bytes)
+            for shrink in [8, 2] {
+                if let image = data.withUnsafeBytes({ DirectJPEG.decode($0, shrink: shrink) }) {
+                    decoded += 1
+                    XCTAssertLessThanOrEqual(image.width, 65535 / shrink)
+                }
+            }
+            try? data.withUnsafeBytes { raw in
+                _ = try Thumbnailer.render(raw, settings: settings, limits: DecodeLimits())
+            }
+        }
+        XCTAssertGreaterThan(decoded, 0, "some mutations leave a decodable file")
+    }
+
+    // MARK: - Helpers
+
+    /// A photo-like JPEG: noise over gradients, so that blocks carry many AC
+    /// coefficients of every size (long codes, runs, ZRL) as in a camera file.
+    private func textured(_ name: String, width: Int, height: Int, bands: Int, options: String) -> String {
+        var random = SplitMix(seed: UInt64(name.utf8.reduce(5) { $0 &* 31 &+ Int($1) }))
+        var pixels = [UInt8](repeating: 0, count: width * height * bands)
+        for y in 0..<height {
+            for x in 0..<width {
+                let smooth = x > width / 2 && y > height / 2
+                for b in 0..<bands {
+                    let base = (b == 0 ? x * 255 / width : b == 1 ? y * 255 / height : (x + y) * 127 / (width + height) + 64)
+                    let noise = smooth ? 0 : Int(random.next() % 96) - 48
+                    pixels[(y * width + x) * bands + b] = UInt8(clamping: base + noise)
+                }
+            }
+        }
+        let path = root + "/\(name).jpg"
+        let image = pixels.withUnsafeBytes {
+            vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(width), Int32(height), Int32(bands), VIPS_FORMAT_UCHAR)
+        }!
+        image.pointee.Type = bands == 1 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB
+        let status = shim_save_file(image, path + options)
+        shim_unref(image)
+        precondition(status == 0, "cannot write \(path)")
+        return path
+    }
+
+    private func libvipsDecode(_ data: Data, shrink: Int) -> VipsImageRef? {
+        data.withUnsafeBytes { raw in
+            var out: UnsafeMutablePointer<VipsImage>?
+            guard shim_load_from_buffer(raw.baseAddress, raw.count, "jpegload_buffer", Int32(shrink), 1, Int32(VIPS_FAIL_ON_ERROR.rawValue), &out) == 0,
+                  let out
+            else { return nil }
+            return VipsImageRef(out)
+        }
+    }
+
+    private static func pixels(_ image: VipsImageRef) throws -> [UInt8] {
+        var size = 0
+        let memory = try XCTUnwrap(vips_image_write_to_memory(image.pointer, &size))
+        defer { g_free(memory) }
+        return [UInt8](UnsafeRawBufferPointer(start: memory, count: size))
+    }
+
+    private static func psnr(_ a: VipsImageRef, _ b: VipsImageRef) throws -> Double {
+        let x = try pixels(a), y = try pixels(b)
+        guard x.count == y.count, !x.isEmpty else { return 0 }
+        var sum = 0.0
+        for i in 0..<x.count {
+            let d = Double(Int(x[i]) - Int(y[i]))
+            sum += d * d
+        }
+        if sum == 0 { return 100 }
+        return 10 * log10(255 * 255 / (sum / Double(x.count)))
+    }
+}
+
+/// A small deterministic generator (SplitMix64) for test data.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
