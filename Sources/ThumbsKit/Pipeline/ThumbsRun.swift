@@ -133,10 +133,11 @@ public struct ThumbsRun: Sendable {
     ) async -> [ManifestItem?] {
         let jobs = max(1, options.jobs)
         let pool = DecodePool(threads: jobs)
+        let writers = DecodePool(threads: max(2, jobs))
         let processor = ItemProcessor(
             settings: options.output,
             limits: DecodeLimits(maxPixels: options.maxPixels, failOn: options.failOn),
-            out: out, pool: pool, previous: previous, force: options.force,
+            out: out, pool: pool, writers: writers, previous: previous, force: options.force,
             sharedSizes: Self.sharedSizes(items), fetcher: fetcher
         )
         // Tasks in flight: enough for every decoder to have its next image
@@ -169,6 +170,7 @@ public struct ThumbsRun: Sendable {
             }
         }
         await pool.shutdown()
+        await writers.shutdown()
         return records
     }
 
