@@ -12,12 +12,13 @@ struct ItemProcessor: Sendable {
     let settings: OutputSettings
     let limits: DecodeLimits
     let out: OutputDirectory
-    /// `--jobs` threads for reading, hashing and decoding sources.
+    /// `--jobs` threads for CPU work: hashing and decoding.
     let pool: DecodePool
-    /// Threads that put finished thumbnails on disk. Each write ends in an
-    /// fsync (a run must survive power loss), which waits on the disk for
-    /// milliseconds; on the decode threads that wait left a core idle.
-    let writers: DecodePool
+    /// Threads for file work: reading sources, checking earlier outputs, and
+    /// writing thumbnails. A write ends in an fsync (a run must survive power
+    /// loss) and a read can miss the page cache; both wait on the disk for
+    /// milliseconds, which on the decode threads left a core idle.
+    let io: DecodePool
     let previous: PreviousRun
     let force: Bool
     let registry = DuplicateRegistry()
@@ -47,7 +48,7 @@ struct ItemProcessor: Sendable {
         case .file(let path, let size, let modified):
             if !force, let record = await unchanged(item) { return record }
             do {
-                let bytes = try await pool.run { () throws(ItemError) -> SourceBytes in try SourceBytes(path: path) }
+                let bytes = try await io.run { () throws(ItemError) -> SourceBytes in try SourceBytes(path: path) }
                 var record = await decodeOnce(item, bytes: bytes)
                 record.bytes = Int64(bytes.count)
                 record.modified = size == Int64(bytes.count) ? modified : fileStatus(path)?.modified
@@ -86,7 +87,7 @@ struct ItemProcessor: Sendable {
         case .downloaded(let file, let download):
             defer { unlink(file) }
             do {
-                let bytes = try await pool.run { () throws(ItemError) -> SourceBytes in try SourceBytes(path: file) }
+                let bytes = try await io.run { () throws(ItemError) -> SourceBytes in try SourceBytes(path: file) }
                 var record = await decodeOnce(item, bytes: bytes)
                 record.bytes = Int64(bytes.count)
                 record.download = download
@@ -106,7 +107,7 @@ struct ItemProcessor: Sendable {
               let expected = expectedPaths(earlier, item: item)
         else { return nil }
         let out = self.out, previous = self.previous
-        let record = try? await pool.run { previous.unchangedRecord(for: item, expectedPaths: expected, out: out) }
+        let record = try? await io.run { previous.unchangedRecord(for: item, expectedPaths: expected, out: out) }
         guard var record = record ?? nil else { return nil }
         record.status = .unchanged
         record.duplicateOf = nil
@@ -117,7 +118,7 @@ struct ItemProcessor: Sendable {
     private func outputsIntact(_ record: ManifestItem, item: SourceItem) async -> Bool {
         guard expectedPaths(record, item: item) != nil else { return false }
         let out = self.out
-        return (try? await pool.run {
+        return (try? await io.run {
             record.outputs.allSatisfy { RecordedOutput.matches($0, at: out.absolute($0.path)) }
         }) ?? false
     }
@@ -157,7 +158,7 @@ struct ItemProcessor: Sendable {
                 (output, "\(output.size)/\(item.outputName).\(OutputNamer.fileExtension(of: output.path))")
             }
             do {
-                let outputs = try await pool.run { () throws(ItemError) -> [ManifestOutput] in
+                let outputs = try await io.run { () throws(ItemError) -> [ManifestOutput] in
                     try targets.map { (output, path) throws(ItemError) -> ManifestOutput in
                         try OutputLinker.link(out.absolute(output.path), to: out.absolute(path), writer: out.writer)
                         var copy = output
@@ -187,7 +188,7 @@ struct ItemProcessor: Sendable {
                 }
                 return Rendered(info: info, thumbnails: thumbnails)
             }
-            let outputs = try await writers.run { () throws(ItemError) -> [ManifestOutput] in
+            let outputs = try await io.run { () throws(ItemError) -> [ManifestOutput] in
                 try rendered.thumbnails.map { thumbnail throws(ItemError) -> ManifestOutput in
                     let path = paths["\(thumbnail.size.label)|\(thumbnail.format.rawValue)"]!
                     try out.writer.write(thumbnail.data, to: out.absolute(path))
@@ -205,7 +206,7 @@ struct ItemProcessor: Sendable {
         }
     }
 
-    /// What a decode hands to the writers (a tuple here trips Swift 6.3's
+    /// What a decode hands to the writing step (a tuple here trips Swift 6.3's
     /// release-mode SILGen with typed throws).
     private struct Rendered: Sendable {
         var info: SourceImageInfo

@@ -125,25 +125,29 @@ public struct ThumbsRun: Sendable {
     // MARK: - Steps
 
     /// The sliding window: `window` tasks in flight, one added as one ends;
-    /// every blocking step runs on the decode pool. The processor (and with
-    /// it the duplicate registry) lives only as long as this call.
+    /// every blocking step runs on a pool of our own: hashing and decoding on
+    /// `--jobs` decode threads, file reads and writes on I/O threads. The
+    /// processor (and with it the duplicate registry) lives only as long as
+    /// this call.
     private func processAll(
         _ items: [SourceItem], previous: PreviousRun, out: OutputDirectory, journal: Journal,
         fetcher: (any RemoteFetching)?, clock: ContinuousClock.Instant
     ) async -> [ManifestItem?] {
         let jobs = max(1, options.jobs)
         let pool = DecodePool(threads: jobs)
-        let writers = DecodePool(threads: max(2, jobs))
+        let io = DecodePool(threads: max(2, jobs))
         let processor = ItemProcessor(
             settings: options.output,
             limits: DecodeLimits(maxPixels: options.maxPixels, failOn: options.failOn),
-            out: out, pool: pool, writers: writers, previous: previous, force: options.force,
+            out: out, pool: pool, io: io, previous: previous, force: options.force,
             sharedSizes: Self.sharedSizes(items), fetcher: fetcher
         )
-        // Tasks in flight: enough for every decoder to have its next image
-        // ready, plus room for downloads to run ahead of decoding. Downloaded
-        // images wait as files on disk, so memory stays bounded.
-        let window = jobs * 2 + (fetcher != nil ? 2 * max(1, options.downloadJobs) : 0)
+        // Tasks in flight: per decoder, one image decoding, one read and
+        // waiting, one being written and one more, so a decoder never waits
+        // for I/O; plus room for downloads to run ahead of decoding.
+        // Downloaded images wait as files on disk, so memory stays bounded
+        // (about jobs × 4 source files in memory at once).
+        let window = jobs * 4 + (fetcher != nil ? 2 * max(1, options.downloadJobs) : 0)
         var records = [ManifestItem?](repeating: nil, count: items.count)
         var done = 0, failed = 0
         await withTaskGroup(of: (Int, ManifestItem).self) { group in
@@ -170,7 +174,7 @@ public struct ThumbsRun: Sendable {
             }
         }
         await pool.shutdown()
-        await writers.shutdown()
+        await io.shutdown()
         return records
     }
 
