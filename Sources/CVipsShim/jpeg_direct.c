@@ -151,36 +151,59 @@ int shim_jpeg_direct_probe(const void *buf, size_t len,
     return 0;
 }
 
+void shim_jpeg_pixels_free(shim_jpeg_pixels *decoded) {
+    free(decoded->pixels);
+    free(decoded->icc);
+    decoded->pixels = NULL;
+    decoded->icc = NULL;
+}
+
 static void free_pixels(VipsObject *object, void *pixels) {
     (void) object;
     free(pixels);
 }
 
-/* Wraps decoded pixels (malloc'd; the image frees them when it closes). */
-static VipsImage *memory_image(unsigned char *pixels, size_t width, size_t height,
-                               int bands, double xres, double yres, int orientation,
-                               const JOCTET *icc, unsigned int icc_length) {
-    VipsImage *image = vips_image_new_from_memory(pixels, width * height * (size_t) bands,
-                                                  (int) width, (int) height, bands,
-                                                  VIPS_FORMAT_UCHAR);
-    if (!image) {
-        free(pixels);
+VipsImage *shim_jpeg_pixels_image(shim_jpeg_pixels *decoded) {
+    if (!decoded->pixels)
         return NULL;
-    }
-    g_signal_connect(image, "postclose", G_CALLBACK(free_pixels), pixels);
+    size_t bands = (size_t) decoded->bands;
+    VipsImage *image = vips_image_new_from_memory(decoded->pixels,
+                                                  decoded->width * decoded->height * bands,
+                                                  (int) decoded->width, (int) decoded->height,
+                                                  decoded->bands, VIPS_FORMAT_UCHAR);
+    if (!image)
+        return NULL;
+    /* The image owns the pixels from here on. */
+    g_signal_connect(image, "postclose", G_CALLBACK(free_pixels), decoded->pixels);
+    decoded->pixels = NULL;
     image->Type = bands == 1 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB;
-    image->Xres = xres;
-    image->Yres = yres;
-    if (orientation != 1)
-        vips_image_set_int(image, VIPS_META_ORIENTATION, orientation);
-    if (icc)
-        vips_image_set_blob_copy(image, VIPS_META_ICC_NAME, icc, icc_length);
+    image->Xres = decoded->xres;
+    image->Yres = decoded->yres;
+    if (decoded->orientation != 1)
+        vips_image_set_int(image, VIPS_META_ORIENTATION, decoded->orientation);
+    if (decoded->icc)
+        vips_image_set_blob_copy(image, VIPS_META_ICC_NAME, decoded->icc, decoded->icc_length);
     return image;
 }
 
+/* Hands the decoded pixels and what travels with them to `out`. */
+static void fill_result(shim_jpeg_pixels *out, unsigned char *pixels, size_t width,
+                        size_t height, int bands, double xres, double yres,
+                        int orientation, JOCTET *icc, unsigned int icc_length) {
+    out->pixels = pixels;
+    out->width = width;
+    out->height = height;
+    out->bands = bands;
+    out->xres = xres;
+    out->yres = yres;
+    out->orientation = orientation;
+    out->icc = icc;
+    out->icc_length = icc ? icc_length : 0;
+}
+
 int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
-                            size_t max_bytes, VipsImage **out) {
-    *out = NULL;
+                            size_t max_bytes, shim_jpeg_pixels *out) {
+    memset(out, 0, sizeof *out);
     if (!buf || len < 4 || len > (size_t) 0xFFFFFFFFu)
         return -1;
     if (shrink != 1 && shrink != 2 && shrink != 4 && shrink != 8)
@@ -232,10 +255,9 @@ int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
         if (jpeg_dc_decode(&cinfo, (const uint8_t *) buf + len, max_bytes,
                            &dc, &width, &height, &bands) == 0) {
             jpeg_destroy_decompress(&cinfo);
-            *out = memory_image(dc, width, height, bands, xres, yres, orientation,
-                                icc, profile_length);
-            free(icc);
-            return *out ? 0 : -1;
+            fill_result(out, dc, width, height, bands, xres, yres, orientation,
+                        icc, profile_length);
+            return 0;
         }
     }
 
@@ -288,8 +310,7 @@ int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
     width = kept_width;
     height = kept_height;
 
-    *out = memory_image(pixels, width, height, bands, xres, yres, orientation,
-                        icc, profile_length);
-    free(icc);
-    return *out ? 0 : -1;
+    fill_result(out, pixels, width, height, bands, xres, yres, orientation,
+                icc, profile_length);
+    return 0;
 }

@@ -114,10 +114,30 @@ void shim_vector_set_enabled(int enabled);
 int shim_jpeg_direct_probe(const void *buf, size_t len,
                            int *width, int *height, int *orientation);
 
-/// Decodes at 1/`shrink` (1, 2, 4 or 8) into a libvips memory image that
-/// owns its pixels, with the orientation and ICC profile attached; fails
-/// when the decoded pixels would take more than `max_bytes`.
+/// Decoded pixels (8-bit grey or RGB, rows packed) and what travels with
+/// them. Plain memory, no libvips object: it may move between threads.
+typedef struct {
+    unsigned char *pixels;
+    size_t width, height;
+    int bands;
+    double xres, yres;
+    int orientation;
+    unsigned char *icc;
+    size_t icc_length;
+} shim_jpeg_pixels;
+
+/// Decodes at 1/`shrink` (1, 2, 4 or 8); fails when the decoded pixels
+/// would take more than `max_bytes`. Free the result with
+/// shim_jpeg_pixels_free (also after shim_jpeg_pixels_image).
 int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
-                            size_t max_bytes, VipsImage **out);
+                            size_t max_bytes, shim_jpeg_pixels *out);
+
+/// A libvips memory image of the pixels, with the orientation and ICC
+/// profile attached. The image takes the pixels over (they are freed when
+/// it closes); NULL if they were taken already.
+VipsImage *shim_jpeg_pixels_image(shim_jpeg_pixels *decoded);
+
+/// Frees what the decode allocated and the image did not take.
+void shim_jpeg_pixels_free(shim_jpeg_pixels *decoded);
 
 #endif

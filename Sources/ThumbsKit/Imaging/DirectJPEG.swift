@@ -3,12 +3,13 @@ import CVipsShim
 
 /// Plain JPEGs decoded by libjpeg straight from memory, the header read once.
 ///
-/// Most of thumbs' time goes into libjpeg's Huffman decoding. Fed the whole
-/// file at once (instead of libvips's 4 KB reads) libjpeg-turbo stays on its
-/// fast path; see `jpeg_direct.c`. Only 8-bit YCbCr, RGB and greyscale files
-/// go this way, and only while the decoded pixels fit `memoryBudget`;
-/// everything else, and every file libjpeg warns about, takes the libvips
-/// loader, so damaged files fail (or pass) exactly as `--fail-on` says.
+/// Most of thumbs' time goes into Huffman decoding. Fed the whole file at
+/// once (instead of libvips's 4 KB reads) libjpeg-turbo stays on its fast
+/// path, and at 1/8 scale `jpeg_dc.c` skips the AC coefficients without
+/// decoding them. Only 8-bit YCbCr, RGB and greyscale files go this way, and
+/// only while the decoded pixels fit `memoryBudget`; everything else, and
+/// every file libjpeg warns about, takes the libvips loader, so damaged files
+/// fail (or pass) exactly as `--fail-on` says.
 enum DirectJPEG {
     /// The largest decoded image held in memory at once (per job). Larger
     /// decodes stream through libvips in strips instead.
@@ -32,11 +33,36 @@ enum DirectJPEG {
     }
 
     /// Decodes at 1/`shrink`, or nil when libvips should decode it instead.
-    static func decode(_ bytes: UnsafeRawBufferPointer, shrink: Int) -> VipsImageRef? {
-        var image: UnsafeMutablePointer<VipsImage>?
-        guard shim_jpeg_direct_decode(bytes.baseAddress, bytes.count, Int32(shrink), memoryBudget, &image) == 0,
-              let image
-        else { return nil }
-        return VipsImageRef(image)
+    static func decode(_ bytes: UnsafeRawBufferPointer, shrink: Int) -> DecodedPixels? {
+        var decoded = shim_jpeg_pixels()
+        guard shim_jpeg_direct_decode(bytes.baseAddress, bytes.count, Int32(shrink), memoryBudget, &decoded) == 0 else {
+            return nil
+        }
+        return DecodedPixels(decoded)
+    }
+}
+
+/// Decoded JPEG pixels: plain memory, not a libvips image, so a decode
+/// thread can hand them to the thread that resizes and encodes.
+///
+/// `@unchecked Sendable`: nothing changes the pixels after the decode, and
+/// `image()` (which hands them to libvips) is called once, by the one task
+/// that owns the value at that point.
+final class DecodedPixels: @unchecked Sendable {
+    private var decoded: shim_jpeg_pixels
+
+    fileprivate init(_ decoded: shim_jpeg_pixels) {
+        self.decoded = decoded
+    }
+
+    deinit { shim_jpeg_pixels_free(&decoded) }
+
+    var width: Int { decoded.width }
+    var height: Int { decoded.height }
+
+    /// A libvips image of the pixels (orientation and ICC profile attached);
+    /// the image takes the memory over. Nil if called a second time.
+    func image() -> VipsImageRef? {
+        shim_jpeg_pixels_image(&decoded).map(VipsImageRef.init)
     }
 }

@@ -23,6 +23,24 @@ public struct RenderedThumbnail: Sendable {
     public var data: Data
 }
 
+/// A source after `Thumbnailer.decode`: its header, and either decoded
+/// pixels waiting for `Thumbnailer.finish` or the finished thumbnails.
+public struct DecodedImage: Sendable {
+    public var info: SourceImageInfo
+    var stage: Stage
+
+    enum Stage: Sendable {
+        case pixels(DecodedPixels)
+        case rendered([RenderedThumbnail])
+    }
+
+    /// Whether `Thumbnailer.finish` has work left to do.
+    public var needsFinishing: Bool {
+        if case .pixels = stage { return true }
+        return false
+    }
+}
+
 /// Limits checked before any pixel is decoded.
 public struct DecodeLimits: Sendable, Hashable {
     public var maxPixels: Int
@@ -41,20 +59,72 @@ public struct DecodeLimits: Sendable, Hashable {
 /// one call; only plain values come out.
 public enum Thumbnailer {
     /// Decodes once (shrinking on load as far as the largest box allows) and
-    /// renders one thumbnail per size in `settings`.
+    /// renders one thumbnail per size in `settings`: `decode` then `finish`.
     public static func render(
         _ bytes: UnsafeRawBufferPointer,
         settings: OutputSettings,
         limits: DecodeLimits
     ) throws(ItemError) -> (SourceImageInfo, [RenderedThumbnail]) {
-        if !settings.keepMetadata, let rendered = try renderDirectJPEG(bytes, settings: settings, limits: limits) {
-            return rendered
+        let decoded = try decode(bytes, settings: settings, limits: limits)
+        return (decoded.info, try finish(decoded, settings: settings))
+    }
+
+    /// The first half of `render`: a plain JPEG is decoded into memory and
+    /// waits for `finish`; any other image is rendered in full here, because
+    /// libvips decodes it lazily while resizing.
+    ///
+    /// Two halves so that the pipeline can run them on different threads: a
+    /// decode thread goes on to the next image while libvips resizes and
+    /// encodes this one (on its own worker threads, which the caller would
+    /// otherwise sit waiting for).
+    public static func decode(
+        _ bytes: UnsafeRawBufferPointer,
+        settings: OutputSettings,
+        limits: DecodeLimits
+    ) throws(ItemError) -> DecodedImage {
+        if !settings.keepMetadata, let decoded = try decodeDirectJPEG(bytes, settings: settings, limits: limits) {
+            return decoded
         }
-        let header = try openHeader(bytes, limits: limits)
-        let info = header.info
-        let plans = settings.sizes.map {
+        let (info, thumbnails) = try renderWithLibvips(bytes, settings: settings, limits: limits)
+        return DecodedImage(info: info, stage: .rendered(thumbnails))
+    }
+
+    /// The second half of `render`: resizes and encodes decoded pixels (a
+    /// no-op for images `decode` rendered already).
+    public static func finish(_ decoded: DecodedImage, settings: OutputSettings) throws(ItemError) -> [RenderedThumbnail] {
+        switch decoded.stage {
+        case .rendered(let thumbnails):
+            return thumbnails
+        case .pixels(let pixels):
+            guard let base = pixels.image() else {
+                throw ItemError.decode("cannot decode jpeg image: the decoded pixels were used already")
+            }
+            do {
+                var outputs: [RenderedThumbnail] = []
+                for (size, plan) in zip(settings.sizes, plans(decoded.info, settings: settings)) {
+                    outputs.append(try renderOne(base, info: decoded.info, size: size, plan: plan, settings: settings))
+                }
+                return outputs
+            } catch {
+                throw ItemError.decode("cannot decode jpeg image: \(error.message)")
+            }
+        }
+    }
+
+    private static func plans(_ info: SourceImageInfo, settings: OutputSettings) -> [ThumbnailGeometry] {
+        settings.sizes.map {
             ThumbnailGeometry(sourceWidth: info.width, sourceHeight: info.height, box: $0, fit: settings.fit, enlarge: settings.enlarge)
         }
+    }
+
+    private static func renderWithLibvips(
+        _ bytes: UnsafeRawBufferPointer,
+        settings: OutputSettings,
+        limits: DecodeLimits
+    ) throws(ItemError) -> (SourceImageInfo, [RenderedThumbnail]) {
+        let header = try openHeader(bytes, limits: limits)
+        let info = header.info
+        let plans = plans(info, settings: settings)
         do {
             let base = try load(bytes, header: header, plans: plans, limits: limits, reusable: plans.count > 1)
             var outputs: [RenderedThumbnail] = []
@@ -70,11 +140,11 @@ public enum Thumbnailer {
     /// The fast path for plain JPEGs (`DirectJPEG`), or nil to take the
     /// libvips loader. Metadata is only carried over by the libvips path, so
     /// `--keep-metadata` never comes here.
-    private static func renderDirectJPEG(
+    private static func decodeDirectJPEG(
         _ bytes: UnsafeRawBufferPointer,
         settings: OutputSettings,
         limits: DecodeLimits
-    ) throws(ItemError) -> (SourceImageInfo, [RenderedThumbnail])? {
+    ) throws(ItemError) -> DecodedImage? {
         guard let header = DirectJPEG.probe(bytes) else { return nil }
         try checkPixelLimit(width: header.width, height: header.height, limits: limits)
         let swapped = header.orientation >= 5
@@ -84,20 +154,9 @@ public enum Thumbnailer {
             height: swapped ? header.width : header.height,
             orientation: header.orientation
         )
-        let plans = settings.sizes.map {
-            ThumbnailGeometry(sourceWidth: info.width, sourceHeight: info.height, box: $0, fit: settings.fit, enlarge: settings.enlarge)
-        }
-        let shrink = jpegShrink(info: info, plans: plans)
-        guard let base = DirectJPEG.decode(bytes, shrink: shrink) else { return nil }
-        do {
-            var outputs: [RenderedThumbnail] = []
-            for (size, plan) in zip(settings.sizes, plans) {
-                outputs.append(try renderOne(base, info: info, size: size, plan: plan, settings: settings))
-            }
-            return (info, outputs)
-        } catch {
-            throw ItemError.decode("cannot decode jpeg image: \(error.message)")
-        }
+        let shrink = jpegShrink(info: info, plans: plans(info, settings: settings))
+        guard let pixels = DirectJPEG.decode(bytes, shrink: shrink) else { return nil }
+        return DecodedImage(info: info, stage: .pixels(pixels))
     }
 
     // MARK: - Header

@@ -14,6 +14,10 @@ struct ItemProcessor: Sendable {
     let out: OutputDirectory
     /// `--jobs` threads for CPU work: hashing and decoding.
     let pool: DecodePool
+    /// `--jobs` threads that resize and encode what the decode threads
+    /// decoded (`Thumbnailer.finish`), so that a decode thread goes on to the
+    /// next image instead of waiting for libvips's workers.
+    let finishers: DecodePool
     /// Threads for file work: reading sources, checking earlier outputs, and
     /// writing thumbnails. A write ends in an fsync (a run must survive power
     /// loss) and a read can miss the page cache; both wait on the disk for
@@ -182,12 +186,16 @@ struct ItemProcessor: Sendable {
             settings.sizes.map { size in ("\(size.label)|\(format.rawValue)", outputPath(item, size: size, format: format)) }
         })
         do {
-            let rendered = try await pool.run { () throws(ItemError) -> Rendered in
-                let (info, thumbnails) = try bytes.withBytes { raw throws(ItemError) in
-                    try Thumbnailer.render(raw, settings: settings, limits: limits)
+            let decoded = try await pool.run { () throws(ItemError) -> DecodedImage in
+                try bytes.withBytes { raw throws(ItemError) in
+                    try Thumbnailer.decode(raw, settings: settings, limits: limits)
                 }
-                return Rendered(info: info, thumbnails: thumbnails)
             }
+            let rendered = decoded.needsFinishing
+                ? try await finishers.run { () throws(ItemError) -> Rendered in
+                    Rendered(info: decoded.info, thumbnails: try Thumbnailer.finish(decoded, settings: settings))
+                }
+                : Rendered(info: decoded.info, thumbnails: try Thumbnailer.finish(decoded, settings: settings))
             let outputs = try await io.run { () throws(ItemError) -> [ManifestOutput] in
                 try rendered.thumbnails.map { thumbnail throws(ItemError) -> ManifestOutput in
                     let path = paths["\(thumbnail.size.label)|\(thumbnail.format.rawValue)"]!

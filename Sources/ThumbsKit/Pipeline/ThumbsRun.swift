@@ -126,7 +126,8 @@ public struct ThumbsRun: Sendable {
 
     /// The sliding window: `window` tasks in flight, one added as one ends;
     /// every blocking step runs on a pool of our own: hashing and decoding on
-    /// `--jobs` decode threads, file reads and writes on I/O threads. The
+    /// `--jobs` decode threads, resizing and encoding decoded JPEGs on as many
+    /// finishing threads, file reads and writes on I/O threads. The
     /// processor (and with it the duplicate registry) lives only as long as
     /// this call.
     private func processAll(
@@ -135,11 +136,12 @@ public struct ThumbsRun: Sendable {
     ) async -> [ManifestItem?] {
         let jobs = max(1, options.jobs)
         let pool = DecodePool(threads: jobs)
+        let finishers = DecodePool(threads: jobs)
         let io = DecodePool(threads: max(2, jobs))
         let processor = ItemProcessor(
             settings: options.output,
             limits: DecodeLimits(maxPixels: options.maxPixels, failOn: options.failOn),
-            out: out, pool: pool, io: io, previous: previous, force: options.force,
+            out: out, pool: pool, finishers: finishers, io: io, previous: previous, force: options.force,
             sharedSizes: Self.sharedSizes(items), fetcher: fetcher
         )
         // Tasks in flight: per decoder, one image decoding, one read and
@@ -174,6 +176,7 @@ public struct ThumbsRun: Sendable {
             }
         }
         await pool.shutdown()
+        await finishers.shutdown()
         await io.shutdown()
         return records
     }
