@@ -239,6 +239,13 @@ int jpeg_dc_decode(j_decompress_ptr cinfo, const uint8_t *end, size_t max_bytes,
     }
     size_t mcux = nc == 1 ? (W + 7) / 8 : (W + 8 * (size_t) hmax - 1) / (8 * (size_t) hmax);
     size_t mcuy = nc == 1 ? (H + 7) / 8 : (H + 8 * (size_t) vmax - 1) / (8 * (size_t) vmax);
+    /* The planes hold one byte per block; with the image they must fit the
+     * same budget. */
+    size_t plane_bytes = 0;
+    for (int c = 0; c < nc; c++)
+        plane_bytes += mcux * (size_t) hs[c] * mcuy * (size_t) vs[c];
+    if (plane_bytes > max_bytes)
+        goto done;
     for (int c = 0; c < nc; c++) {
         pw[c] = (int) (mcux * (size_t) hs[c]);
         ph[c] = (int) (mcuy * (size_t) vs[c]);
