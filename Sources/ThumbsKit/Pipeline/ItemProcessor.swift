@@ -7,22 +7,23 @@ import Glibc
 /// hashes it, decodes it once (or links the outputs of an identical source),
 /// writes its thumbnails, and returns its manifest record.
 ///
-/// Every blocking step runs on the decode pool; this type only awaits.
+/// Every blocking step runs on one of the run's `BlockingPool`s; this type
+/// only awaits.
 struct ItemProcessor: Sendable {
     let settings: OutputSettings
     let limits: DecodeLimits
     let out: OutputDirectory
     /// `--jobs` threads for CPU work: hashing and decoding.
-    let pool: DecodePool
+    let decoders: BlockingPool
     /// `--jobs` threads that resize and encode what the decode threads
     /// decoded (`Thumbnailer.finish`), so that a decode thread goes on to the
     /// next image instead of waiting for libvips's workers.
-    let finishers: DecodePool
+    let finishers: BlockingPool
     /// Threads for file work: reading sources, checking earlier outputs, and
     /// writing thumbnails. A write ends in an fsync (a run must survive power
     /// loss) and a read can miss the page cache; both wait on the disk for
     /// milliseconds, which on the decode threads left a core idle.
-    let io: DecodePool
+    let io: BlockingPool
     let previous: PreviousRun
     let force: Bool
     let registry = DuplicateRegistry()
@@ -142,7 +143,7 @@ struct ItemProcessor: Sendable {
     // MARK: - Decoding once
 
     private func decodeOnce(_ item: SourceItem, bytes: SourceBytes) async -> ManifestItem {
-        let sha = (try? await pool.run { bytes.sha256() }) ?? ""
+        let sha = (try? await decoders.run { bytes.sha256() }) ?? ""
         if case .file(_, let size, _) = item.origin, !sharedSizes.contains(size) {
             return record(item, sha: sha, outcome: await render(item, bytes: bytes), status: .ok)
         }
@@ -186,7 +187,7 @@ struct ItemProcessor: Sendable {
             settings.sizes.map { size in ("\(size.label)|\(format.rawValue)", outputPath(item, size: size, format: format)) }
         })
         do {
-            let decoded = try await pool.run { () throws(ItemError) -> DecodedImage in
+            let decoded = try await decoders.run { () throws(ItemError) -> DecodedImage in
                 try bytes.withBytes { raw throws(ItemError) in
                     try Thumbnailer.decode(raw, settings: settings, limits: limits)
                 }

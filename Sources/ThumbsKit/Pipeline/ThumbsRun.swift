@@ -135,13 +135,13 @@ public struct ThumbsRun: Sendable {
         fetcher: (any RemoteFetching)?, clock: ContinuousClock.Instant
     ) async -> [ManifestItem?] {
         let jobs = max(1, options.jobs)
-        let pool = DecodePool(threads: jobs)
-        let finishers = DecodePool(threads: jobs)
-        let io = DecodePool(threads: max(2, jobs))
+        let decoders = BlockingPool(threads: jobs)
+        let finishers = BlockingPool(threads: jobs)
+        let io = BlockingPool(threads: max(2, jobs))
         let processor = ItemProcessor(
             settings: options.output,
             limits: DecodeLimits(maxPixels: options.maxPixels, failOn: options.failOn),
-            out: out, pool: pool, finishers: finishers, io: io, previous: previous, force: options.force,
+            out: out, decoders: decoders, finishers: finishers, io: io, previous: previous, force: options.force,
             sharedSizes: Self.sharedSizes(items), fetcher: fetcher
         )
         // Tasks in flight: per decoder, one image decoding, one read and
@@ -175,7 +175,7 @@ public struct ThumbsRun: Sendable {
                 }
             }
         }
-        await pool.shutdown()
+        await decoders.shutdown()
         await finishers.shutdown()
         await io.shutdown()
         return records

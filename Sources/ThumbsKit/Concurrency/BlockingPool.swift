@@ -1,11 +1,13 @@
 import NIOPosix
 
-/// A fixed pool of threads of our own for blocking libvips and file work.
+/// A fixed pool of threads of our own for blocking work: libvips and libjpeg
+/// calls, hashing, file reads and writes.
 ///
-/// libvips calls block for tens of milliseconds; running them on Swift's
-/// cooperative pool would starve every other task. Each task of the pipeline
-/// hands its blocking work here and awaits the result.
-public final class DecodePool: Sendable {
+/// libvips calls block for milliseconds and an fsync waits on the disk;
+/// running them on Swift's cooperative pool would starve every other task.
+/// Each task of the pipeline hands its blocking work to one of the run's
+/// pools (decoders, finishers, I/O) and awaits the result.
+public final class BlockingPool: Sendable {
     private let pool: NIOThreadPool
     public let threads: Int
 
