@@ -163,19 +163,17 @@ static int dc_slow(const dc_huff *h, uint64_t acc, int *length) {
 }
 
 
-/* Fixed-point bilinear taps from a plane of `size` samples to `out` samples
- * `ratio` times denser, centres aligned (libjpeg's "fancy" upsampling for a
- * ratio of 2). */
-static void taps(int out, int ratio, int size, int *i0, int *i1, int *w) {
-    for (int x = 0; x < out; x++) {
-        int f = ((2 * x + 1) * 256) / (2 * ratio) - 128; /* 1/256 units */
-        int a = f < 0 ? 0 : f >> 8;
-        int weight = f < 0 ? 0 : f & 255;
-        if (a > size - 1) { a = size - 1; weight = 0; }
-        i0[x] = a;
-        i1[x] = a + 1 < size ? a + 1 : size - 1;
-        w[x] = weight;
-    }
+/* The fixed-point bilinear tap of output sample `x` from a plane of `size`
+ * samples that is `ratio` times sparser, centres aligned (libjpeg's "fancy"
+ * upsampling for a ratio of 2): samples i0 and i1, weight w/256 on i1. */
+static void tap(int x, int ratio, int size, int *i0, int *i1, int *w) {
+    int f = ((2 * x + 1) * 256) / (2 * ratio) - 128; /* 1/256 units */
+    int a = f < 0 ? 0 : f >> 8;
+    int weight = f < 0 ? 0 : f & 255;
+    if (a > size - 1) { a = size - 1; weight = 0; }
+    *i0 = a;
+    *i1 = a + 1 < size ? a + 1 : size - 1;
+    *w = weight;
 }
 
 static uint8_t clamp255(int v) {
@@ -371,7 +369,8 @@ int jpeg_dc_decode(j_decompress_ptr cinfo, const uint8_t *end, size_t max_bytes,
             x0[i] = tx + (3 * i) * ow;
             x1[i] = tx + (3 * i + 1) * ow;
             wx[i] = tx + (3 * i + 2) * ow;
-            taps((int) ow, rx[i], cw[i], x0[i], x1[i], wx[i]);
+            for (size_t x = 0; x < ow; x++)
+                tap((int) x, rx[i], cw[i], &x0[i][x], &x1[i][x], &wx[i][x]);
         }
         int ycc = cinfo->jpeg_color_space == JCS_YCbCr;
         uint8_t *line[3];
@@ -384,11 +383,7 @@ int jpeg_dc_decode(j_decompress_ptr cinfo, const uint8_t *end, size_t max_bytes,
             for (int i = 0; i < 3; i++) {
                 line[i] = scratch + (size_t) i * ow;
                 int y0, y1, wy;
-                int f = ((2 * (int) y + 1) * 256) / (2 * ry[i]) - 128;
-                y0 = f < 0 ? 0 : f >> 8;
-                wy = f < 0 ? 0 : f & 255;
-                if (y0 > chh[i] - 1) { y0 = chh[i] - 1; wy = 0; }
-                y1 = y0 + 1 < chh[i] ? y0 + 1 : chh[i] - 1;
+                tap((int) y, ry[i], chh[i], &y0, &y1, &wy);
                 const uint8_t *r0 = plane[i] + (size_t) y0 * (size_t) stride[i];
                 const uint8_t *r1 = plane[i] + (size_t) y1 * (size_t) stride[i];
                 if (rx[i] == 1 && ry[i] == 1) {
