@@ -13,6 +13,19 @@ public struct SourceImageInfo: Sendable, Hashable {
     public var orientation: Int
 }
 
+extension SourceImageInfo {
+    /// From the size as stored in the file: orientations 5–8 swap the sides.
+    init(format: String, storedWidth: Int, storedHeight: Int, orientation: Int) {
+        let swapped = orientation >= 5
+        self.init(
+            format: format,
+            width: swapped ? storedHeight : storedWidth,
+            height: swapped ? storedWidth : storedHeight,
+            orientation: orientation
+        )
+    }
+}
+
 /// One encoded thumbnail, ready to be written.
 public struct RenderedThumbnail: Sendable {
     public var size: ThumbSize
@@ -100,11 +113,7 @@ public enum Thumbnailer {
                 throw ItemError.decode("cannot decode jpeg image: the decoded pixels were used already")
             }
             do {
-                var outputs: [RenderedThumbnail] = []
-                for (size, plan) in zip(settings.sizes, plans(decoded.info, settings: settings)) {
-                    outputs.append(try renderOne(base, info: decoded.info, size: size, plan: plan, settings: settings))
-                }
-                return outputs
+                return try renderAll(base, info: decoded.info, plans: plans(decoded.info, settings: settings), settings: settings)
             } catch {
                 throw ItemError.decode("cannot decode jpeg image: \(error.message)")
             }
@@ -127,11 +136,7 @@ public enum Thumbnailer {
         let plans = plans(info, settings: settings)
         do {
             let base = try load(bytes, header: header, plans: plans, limits: limits, reusable: plans.count > 1)
-            var outputs: [RenderedThumbnail] = []
-            for (size, plan) in zip(settings.sizes, plans) {
-                outputs.append(try renderOne(base, info: info, size: size, plan: plan, settings: settings))
-            }
-            return (info, outputs)
+            return (info, try renderAll(base, info: info, plans: plans, settings: settings))
         } catch {
             throw ItemError.decode("cannot decode \(info.format) image: \(error.message)")
         }
@@ -147,13 +152,7 @@ public enum Thumbnailer {
     ) throws(ItemError) -> DecodedImage? {
         guard let header = DirectJPEG.probe(bytes) else { return nil }
         try checkPixelLimit(width: header.width, height: header.height, limits: limits)
-        let swapped = header.orientation >= 5
-        let info = SourceImageInfo(
-            format: "jpeg",
-            width: swapped ? header.height : header.width,
-            height: swapped ? header.width : header.height,
-            orientation: header.orientation
-        )
+        let info = SourceImageInfo(format: "jpeg", storedWidth: header.width, storedHeight: header.height, orientation: header.orientation)
         let shrink = jpegShrink(info: info, plans: plans(info, settings: settings))
         guard let pixels = DirectJPEG.decode(bytes, shrink: shrink) else { return nil }
         return DecodedImage(info: info, stage: .pixels(pixels))
@@ -188,13 +187,8 @@ public enum Thumbnailer {
         }
         let ref = VipsImageRef(image)
         let width = ref.width, pageHeight = ref.pageHeight
-        let orientation = ref.orientation
-        let swapped = orientation >= 5
         let info = SourceImageInfo(
-            format: formatName(loader: loader, image: ref),
-            width: swapped ? pageHeight : width,
-            height: swapped ? width : pageHeight,
-            orientation: orientation
+            format: formatName(loader: loader, image: ref), storedWidth: width, storedHeight: pageHeight, orientation: ref.orientation
         )
         try checkPixelLimit(width: width, height: pageHeight, limits: limits)
         return Header(image: ref, loader: loader, info: info)
@@ -274,6 +268,17 @@ public enum Thumbnailer {
     }
 
     // MARK: - One thumbnail
+
+    /// One thumbnail of `base` per size, in the order of `settings.sizes`.
+    private static func renderAll(
+        _ base: VipsImageRef, info: SourceImageInfo, plans: [ThumbnailGeometry], settings: OutputSettings
+    ) throws(VipsFailure) -> [RenderedThumbnail] {
+        var outputs: [RenderedThumbnail] = []
+        for (size, plan) in zip(settings.sizes, plans) {
+            outputs.append(try renderOne(base, info: info, size: size, plan: plan, settings: settings))
+        }
+        return outputs
+    }
 
     private static func renderOne(
         _ base: VipsImageRef,

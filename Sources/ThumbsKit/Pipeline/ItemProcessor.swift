@@ -192,13 +192,13 @@ struct ItemProcessor: Sendable {
                     try Thumbnailer.decode(raw, settings: settings, limits: limits)
                 }
             }
-            let rendered = decoded.needsFinishing
-                ? try await finishers.run { () throws(ItemError) -> Rendered in
-                    Rendered(info: decoded.info, thumbnails: try Thumbnailer.finish(decoded, settings: settings))
+            let thumbnails = decoded.needsFinishing
+                ? try await finishers.run { () throws(ItemError) -> [RenderedThumbnail] in
+                    try Thumbnailer.finish(decoded, settings: settings)
                 }
-                : Rendered(info: decoded.info, thumbnails: try Thumbnailer.finish(decoded, settings: settings))
+                : try Thumbnailer.finish(decoded, settings: settings)
             let outputs = try await io.run { () throws(ItemError) -> [ManifestOutput] in
-                try rendered.thumbnails.map { thumbnail throws(ItemError) -> ManifestOutput in
+                try thumbnails.map { thumbnail throws(ItemError) -> ManifestOutput in
                     let path = paths["\(thumbnail.size.label)|\(thumbnail.format.rawValue)"]!
                     try out.writer.write(thumbnail.data, to: out.absolute(path))
                     return ManifestOutput(
@@ -208,18 +208,11 @@ struct ItemProcessor: Sendable {
                     )
                 }
             }
-            return DuplicateRegistry.Outcome(leaderID: item.id, info: rendered.info, outputs: outputs, error: nil)
+            return DuplicateRegistry.Outcome(leaderID: item.id, info: decoded.info, outputs: outputs, error: nil)
         } catch {
             let itemError = (error as? ItemError) ?? .decode("\(error)")
             return DuplicateRegistry.Outcome(leaderID: item.id, info: nil, outputs: [], error: itemError)
         }
-    }
-
-    /// What a decode hands to the writing step (a tuple here trips Swift 6.3's
-    /// release-mode SILGen with typed throws).
-    private struct Rendered: Sendable {
-        var info: SourceImageInfo
-        var thumbnails: [RenderedThumbnail]
     }
 
     // MARK: - Records
