@@ -3,11 +3,12 @@
  * libvips's JPEG loader feeds libjpeg through its own source manager, 4 KB at
  * a time. libjpeg-turbo decodes Huffman data on a fast path only while at
  * least 512 bytes per block of an MCU are buffered, so with 4 KB buffers
- * most MCUs of a photo take the slow path; and thumbs had the header read
- * twice (once to check limits, once to decode). Here the whole file is
- * already in memory: jpeg_mem_src gives libjpeg all of it at once, the
- * header is read once per call, and the pixels are decoded straight into one
- * buffer that becomes a libvips memory image.
+ * most MCUs of a photo take the slow path. Here the whole file is already in
+ * memory: jpeg_mem_src gives libjpeg all of it at once, and the pixels are
+ * decoded straight into one buffer that becomes a libvips memory image.
+ * The markers are still parsed twice per image, by the probe (size and
+ * orientation, to check limits and choose the shrink) and by the decode; that
+ * costs microseconds against milliseconds of entropy decoding.
  *
  * Anything unusual is left to libvips: CMYK and YCCK, 12-bit data, any
  * libjpeg warning (corrupt or truncated data), and decoded images larger than

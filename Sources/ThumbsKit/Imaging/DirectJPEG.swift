@@ -1,7 +1,7 @@
 import CVips
 import CVipsShim
 
-/// Plain JPEGs decoded by libjpeg straight from memory, the header read once.
+/// Plain JPEGs decoded by libjpeg straight from memory.
 ///
 /// Most of thumbs' time goes into Huffman decoding. Fed the whole file at
 /// once (instead of libvips's 4 KB reads) libjpeg-turbo stays on its fast

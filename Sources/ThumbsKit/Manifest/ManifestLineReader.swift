@@ -6,32 +6,32 @@ import Foundation
 /// whole with `JSONDecoder`.
 enum ManifestLineReader {
     static func decode(_ data: Data) -> Manifest? {
-        let lines0 = data.split(separator: 0x0A, omittingEmptySubsequences: false)
+        let fileLines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
         let itemsOpen = Data("  \"items\": [".utf8)
-        guard lines0.first == Data("{".utf8),
-              let itemsLine = lines0.firstIndex(where: { $0 == itemsOpen || $0 == Data("  \"items\": []".utf8) })
+        guard fileLines.first == Data("{".utf8),
+              let itemsLine = fileLines.firstIndex(where: { $0 == itemsOpen || $0 == Data("  \"items\": []".utf8) })
         else { return nil }
         let decoder = JSONDecoder()
         var header = Data()
-        for line in lines0[..<itemsLine] {
+        for line in fileLines[..<itemsLine] {
             header.append(line)
             header.append(0x0A)
         }
         header.append(contentsOf: "  \"items\": []\n}".utf8)
         guard var manifest = try? decoder.decode(Manifest.self, from: header) else { return nil }
-        guard lines0[itemsLine] == itemsOpen else { return manifest }
+        guard fileLines[itemsLine] == itemsOpen else { return manifest }
 
-        var lines: [Data.SubSequence] = []
-        var index = lines0.index(after: itemsLine)
-        while index < lines0.endIndex {
-            var line = lines0[index]
+        var itemLines: [Data.SubSequence] = []
+        var index = fileLines.index(after: itemsLine)
+        while index < fileLines.endIndex {
+            var line = fileLines[index]
             if line == Data("  ]".utf8) { break }
             line = line.drop(while: { $0 == 0x20 })
             if line.last == UInt8(ascii: ",") { line = line.dropLast() }
-            lines.append(line)
-            index = lines0.index(after: index)
+            itemLines.append(line)
+            index = fileLines.index(after: index)
         }
-        guard index < lines0.endIndex, let items = decodeItems(lines) else { return nil }
+        guard index < fileLines.endIndex, let items = decodeItems(itemLines) else { return nil }
         manifest.items = items
         return manifest
     }
