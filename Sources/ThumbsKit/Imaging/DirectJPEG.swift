@@ -21,6 +21,11 @@ enum DirectJPEG {
         var height: Int
         /// EXIF orientation, 1 when absent or invalid.
         var orientation: Int
+
+        /// What the choice of a decode path needs to know.
+        var facts: JPEGFacts {
+            JPEGFacts(width: width, height: height, components: 3, progressive: false, directlyDecodable: true, coefficientBytes: 0)
+        }
     }
 
     /// The header, or nil when the file is not a JPEG this path decodes.
@@ -33,12 +38,12 @@ enum DirectJPEG {
     }
 
     /// Decodes at 1/`shrink`, or nil when libvips should decode it instead.
-    static func decode(_ bytes: UnsafeRawBufferPointer, shrink: Int) -> DecodedPixels? {
+    static func decode(_ bytes: UnsafeRawBufferPointer, shrink: Int, maxBytes: Int = memoryBudget) -> DecodedPixels? {
         var decoded = shim_jpeg_pixels()
-        guard shim_jpeg_direct_decode(bytes.baseAddress, bytes.count, Int32(shrink), memoryBudget, &decoded) == 0 else {
+        guard shim_jpeg_direct_decode(bytes.baseAddress, bytes.count, Int32(shrink), maxBytes, &decoded) == 0 else {
             return nil
         }
-        return DecodedPixels(decoded)
+        return DecodedPixels(decoded, decoder: shrink == 8 ? .jpegDC : .libjpeg)
     }
 }
 
@@ -50,9 +55,12 @@ enum DirectJPEG {
 /// that owns the value at that point.
 final class DecodedPixels: @unchecked Sendable {
     private var decoded: shim_jpeg_pixels
+    /// The path that decoded them.
+    let decoder: DecodePath
 
-    fileprivate init(_ decoded: shim_jpeg_pixels) {
+    fileprivate init(_ decoded: shim_jpeg_pixels, decoder: DecodePath) {
         self.decoded = decoded
+        self.decoder = decoder
     }
 
     deinit { shim_jpeg_pixels_free(&decoded) }

@@ -37,12 +37,22 @@ public struct ThumbnailGeometry: Sendable, Hashable {
     /// image is still at least `width` × `height`: a JPEG decodes at 1/2, 1/4
     /// or 1/8 for a fraction of the cost, and the final Lanczos3 step makes
     /// the exact size from there.
+    ///
+    /// Rounds down, as every decoder here does (`jpegDecodedSize`): libvips's
+    /// loader and the direct path both drop the last, partial pixel of a
+    /// shrunk JPEG. Rounding up here would pick 1/8 for a 2047 px wide image
+    /// into a 256 box, decode 255 px and scale up.
     public static func jpegShrink(sourceWidth: Int, sourceHeight: Int, neededWidth: Int, neededHeight: Int) -> Int {
         for factor in [8, 4, 2] {
-            let w = (sourceWidth + factor - 1) / factor
-            let h = (sourceHeight + factor - 1) / factor
-            if w >= neededWidth && h >= neededHeight { return factor }
+            let size = jpegDecodedSize(width: sourceWidth, height: sourceHeight, shrink: factor)
+            if size.width >= neededWidth && size.height >= neededHeight { return factor }
         }
         return 1
+    }
+
+    /// The size a JPEG decodes to at 1/`shrink`: floor of each side, never
+    /// below one pixel (libvips's loader and `DirectJPEG` agree on it).
+    public static func jpegDecodedSize(width: Int, height: Int, shrink: Int) -> (width: Int, height: Int) {
+        (max(1, width / shrink), max(1, height / shrink))
     }
 }

@@ -40,6 +40,8 @@ public struct RenderedThumbnail: Sendable {
 /// pixels waiting for `Thumbnailer.finish` or the finished thumbnails.
 public struct DecodedImage: Sendable {
     public var info: SourceImageInfo
+    /// The path that produced the pixels (after any fallback to libvips).
+    public var decoder: DecodePath
     var stage: Stage
 
     enum Stage: Sendable {
@@ -52,6 +54,17 @@ public struct DecodedImage: Sendable {
         if case .pixels = stage { return true }
         return false
     }
+}
+
+/// What `Thumbnailer.plan` decided for one source, before any pixel.
+public struct DecodePlan: Sendable {
+    public var path: DecodePath
+    /// The header, when a JPEG's was read; libvips reads the others' later.
+    public var info: SourceImageInfo?
+    /// JPEG shrink on load (1, 2, 4 or 8).
+    public var shrink: Int
+    /// Memory the decode holds at its peak (`MemoryBudget`).
+    public var peakBytes: Int
 }
 
 /// Limits checked before any pixel is decoded.
@@ -82,9 +95,31 @@ public enum Thumbnailer {
         return (decoded.info, try finish(decoded, settings: settings))
     }
 
-    /// The first half of `render`: a plain JPEG is decoded into memory and
-    /// waits for `finish`; any other image is rendered in full here, because
-    /// libvips decodes it lazily while resizing.
+    /// Reads the header and chooses how to decode (`DecodePath.choose`),
+    /// without decoding a pixel. The pixel limit is checked here when the
+    /// header is a JPEG's; every other format is checked by `decode`, when
+    /// libvips opens its header.
+    public static func plan(
+        _ bytes: UnsafeRawBufferPointer,
+        settings: OutputSettings,
+        limits: DecodeLimits
+    ) throws(ItemError) -> DecodePlan {
+        guard let header = DirectJPEG.probe(bytes) else {
+            return DecodePlan(path: .libvips, info: nil, shrink: 1, peakBytes: 0)
+        }
+        try checkPixelLimit(width: header.width, height: header.height, limits: limits)
+        let info = SourceImageInfo(format: "jpeg", storedWidth: header.width, storedHeight: header.height, orientation: header.orientation)
+        let shrink = jpegShrink(info: info, plans: plans(info, settings: settings))
+        let facts = header.facts
+        let path = DecodePath.choose(
+            jpeg: facts, shrink: shrink, keepMetadata: settings.keepMetadata, pixelBudget: DirectJPEG.memoryBudget
+        )
+        return DecodePlan(path: path, info: info, shrink: shrink, peakBytes: facts.peakBytes(path: path, shrink: shrink))
+    }
+
+    /// The first half of `render`: on a JPEG path the image is decoded into
+    /// memory and waits for `finish`; on libvips it is rendered in full here,
+    /// because libvips decodes lazily while resizing.
     ///
     /// Two halves so that the pipeline can run them on different threads: a
     /// decode thread goes on to the next image while libvips resizes and
@@ -92,14 +127,27 @@ public enum Thumbnailer {
     /// otherwise sit waiting for).
     public static func decode(
         _ bytes: UnsafeRawBufferPointer,
+        plan: DecodePlan,
         settings: OutputSettings,
         limits: DecodeLimits
     ) throws(ItemError) -> DecodedImage {
-        if !settings.keepMetadata, let decoded = try decodeDirectJPEG(bytes, settings: settings, limits: limits) {
-            return decoded
+        if plan.path.isDirect, let info = plan.info,
+           let pixels = DirectJPEG.decode(bytes, shrink: plan.shrink, maxBytes: max(DirectJPEG.memoryBudget, plan.peakBytes)) {
+            return DecodedImage(info: info, decoder: pixels.decoder, stage: .pixels(pixels))
         }
+        // Not a JPEG of the direct paths, or one they gave up on (damaged
+        // data, an unusual layout): libvips decides, under --fail-on.
         let (info, thumbnails) = try renderWithLibvips(bytes, settings: settings, limits: limits)
-        return DecodedImage(info: info, stage: .rendered(thumbnails))
+        return DecodedImage(info: info, decoder: .libvips, stage: .rendered(thumbnails))
+    }
+
+    /// `plan` and `decode` in one call.
+    public static func decode(
+        _ bytes: UnsafeRawBufferPointer,
+        settings: OutputSettings,
+        limits: DecodeLimits
+    ) throws(ItemError) -> DecodedImage {
+        try decode(bytes, plan: plan(bytes, settings: settings, limits: limits), settings: settings, limits: limits)
     }
 
     /// The second half of `render`: resizes and encodes decoded pixels (a
@@ -140,22 +188,6 @@ public enum Thumbnailer {
         } catch {
             throw ItemError.decode("cannot decode \(info.format) image: \(error.message)")
         }
-    }
-
-    /// The fast path for plain JPEGs (`DirectJPEG`), or nil to take the
-    /// libvips loader. Metadata is only carried over by the libvips path, so
-    /// `--keep-metadata` never comes here.
-    private static func decodeDirectJPEG(
-        _ bytes: UnsafeRawBufferPointer,
-        settings: OutputSettings,
-        limits: DecodeLimits
-    ) throws(ItemError) -> DecodedImage? {
-        guard let header = DirectJPEG.probe(bytes) else { return nil }
-        try checkPixelLimit(width: header.width, height: header.height, limits: limits)
-        let info = SourceImageInfo(format: "jpeg", storedWidth: header.width, storedHeight: header.height, orientation: header.orientation)
-        let shrink = jpegShrink(info: info, plans: plans(info, settings: settings))
-        guard let pixels = DirectJPEG.decode(bytes, shrink: shrink) else { return nil }
-        return DecodedImage(info: info, stage: .pixels(pixels))
     }
 
     // MARK: - Header
@@ -270,49 +302,83 @@ public enum Thumbnailer {
     // MARK: - One thumbnail
 
     /// One thumbnail of `base` per size, in the order of `settings.sizes`.
+    ///
+    /// Largest first: each size is resized from the smallest rendition made
+    /// so far that is at least twice as large both ways (as a Pillow script
+    /// makes 256 from 1024), else from `base`. A rendition that a smaller
+    /// size will use is kept in memory, already sRGB and upright, so the
+    /// colour conversion and the rotation are done once for the sizes made
+    /// from it, and the large resize is not repeated.
     private static func renderAll(
         _ base: VipsImageRef, info: SourceImageInfo, plans: [ThumbnailGeometry], settings: OutputSettings
     ) throws(VipsFailure) -> [RenderedThumbnail] {
-        var outputs: [RenderedThumbnail] = []
-        for (size, plan) in zip(settings.sizes, plans) {
-            outputs.append(try renderOne(base, info: info, size: size, plan: plan, settings: settings))
+        let order = plans.indices.sorted { plans[$0].resizedWidth * plans[$0].resizedHeight > plans[$1].resizedWidth * plans[$1].resizedHeight }
+        var renditions: [VipsImageRef] = []
+        var outputs: [Int: RenderedThumbnail] = [:]
+        for (position, index) in order.enumerated() {
+            let plan = plans[index]
+            var image: VipsImageRef
+            if let source = renditions.last(where: { Self.canServe($0, plan) }) {
+                image = try resize(source, width: plan.resizedWidth, height: plan.resizedHeight)
+            } else {
+                let swapped = info.orientation >= 5
+                image = try resize(
+                    base,
+                    width: swapped ? plan.resizedHeight : plan.resizedWidth,
+                    height: swapped ? plan.resizedWidth : plan.resizedHeight
+                )
+                image = try toSRGB8(image)
+                image = try image.apply("autorot") { shim_autorot($0, $1) }
+            }
+            let later = order[(position + 1)...].map { plans[$0] }
+            if later.contains(where: { Self.canServe(image, $0) }) {
+                guard let copy = vips_image_copy_memory(image.pointer) else {
+                    throw VipsFailure(operation: "copy_memory", message: VipsRuntime.lastError() ?? "resize failed")
+                }
+                image = VipsImageRef(copy)
+                renditions.append(image)
+            }
+            outputs[index] = try finishOne(image, size: settings.sizes[index], plan: plan, settings: settings)
         }
-        return outputs
+        return plans.indices.compactMap { outputs[$0] }
     }
 
-    private static func renderOne(
-        _ base: VipsImageRef,
-        info: SourceImageInfo,
+    /// Whether `rendition` (upright) is large enough to make `plan`'s size
+    /// from without a visible loss: twice the size both ways.
+    private static func canServe(_ rendition: VipsImageRef, _ plan: ThumbnailGeometry) -> Bool {
+        rendition.width >= 2 * plan.resizedWidth && rendition.height >= 2 * plan.resizedHeight
+    }
+
+    /// Resizes to exactly `width` × `height` (Lanczos3), premultiplied when
+    /// there is alpha so that transparent pixels do not bleed their colour.
+    private static func resize(_ input: VipsImageRef, width targetW: Int, height targetH: Int) throws(VipsFailure) -> VipsImageRef {
+        var image = input
+        guard image.width != targetW || image.height != targetH else { return image }
+        let alpha = image.hasAlpha
+        let format = image.bandFormat
+        if alpha { image = try image.apply("premultiply") { shim_premultiply($0, $1) } }
+        let h = Double(targetW) / Double(image.width), v = Double(targetH) / Double(image.height)
+        image = try image.apply("resize") { shim_resize($0, $1, h, v) }
+        if alpha {
+            image = try image.apply("unpremultiply") { shim_unpremultiply($0, $1) }
+            image = try image.apply("cast") { shim_cast($0, $1, format, 0) }
+        }
+        if image.width > targetW || image.height > targetH {
+            let w = min(image.width, targetW), hh = min(image.height, targetH)
+            image = try image.apply("extract_area") { shim_extract_area($0, $1, 0, 0, Int32(w), Int32(hh)) }
+        }
+        return image
+    }
+
+    /// Crops (cover), flattens for JPEG and encodes one resized, upright,
+    /// sRGB image.
+    private static func finishOne(
+        _ resized: VipsImageRef,
         size: ThumbSize,
         plan: ThumbnailGeometry,
         settings: OutputSettings
     ) throws(VipsFailure) -> RenderedThumbnail {
-        var image = base
-        let swapped = info.orientation >= 5
-        let targetW = swapped ? plan.resizedHeight : plan.resizedWidth
-        let targetH = swapped ? plan.resizedWidth : plan.resizedHeight
-
-        // Resize in the stored orientation, premultiplied when there is alpha
-        // so that transparent pixels do not bleed their colour.
-        if image.width != targetW || image.height != targetH {
-            let alpha = image.hasAlpha
-            let format = image.bandFormat
-            if alpha { image = try image.apply("premultiply") { shim_premultiply($0, $1) } }
-            let h = Double(targetW) / Double(image.width), v = Double(targetH) / Double(image.height)
-            image = try image.apply("resize") { shim_resize($0, $1, h, v) }
-            if alpha {
-                image = try image.apply("unpremultiply") { shim_unpremultiply($0, $1) }
-                image = try image.apply("cast") { shim_cast($0, $1, format, 0) }
-            }
-            if image.width > targetW || image.height > targetH {
-                let w = min(image.width, targetW), hh = min(image.height, targetH)
-                image = try image.apply("extract_area") { shim_extract_area($0, $1, 0, 0, Int32(w), Int32(hh)) }
-            }
-        }
-
-        image = try toSRGB8(image)
-        image = try image.apply("autorot") { shim_autorot($0, $1) }
-
+        var image = resized
         if settings.fit == .cover, image.width > plan.width || image.height > plan.height {
             let interesting = settings.crop.vipsValue
             let w = Int32(plan.width), h = Int32(plan.height)

@@ -54,11 +54,23 @@ public struct RunCounters: Sendable, Codable, Equatable {
     public var ignored: Int = 0
     public var wallSeconds: Double = 0
     public var downloads: DownloadCounters = DownloadCounters()
+    /// Items decoded per path (`DecodePath` raw values); absent in
+    /// manifests of older versions.
+    public var decoders: SortedMap<Int>?
 
-    public init(ignored: Int = 0, wallSeconds: Double = 0, downloads: DownloadCounters = DownloadCounters()) {
+    public init(ignored: Int = 0, wallSeconds: Double = 0, downloads: DownloadCounters = DownloadCounters(), decoders: SortedMap<Int>? = nil) {
         self.ignored = ignored
         self.wallSeconds = wallSeconds
         self.downloads = downloads
+        self.decoders = decoders
+    }
+
+    /// Adds `other`'s decoder counts to these.
+    public mutating func addDecoders(_ other: SortedMap<Int>?) {
+        guard let other else { return }
+        var merged = decoders ?? [:]
+        for (path, n) in other.values { merged[path] = (merged[path] ?? 0) + n }
+        decoders = merged
     }
 }
 
@@ -111,6 +123,15 @@ public struct ManifestItem: Sendable, Codable, Equatable {
     /// Modification time of a file source (seconds since 1970): with `bytes`
     /// it tells a re-run whether the file changed.
     public var modified: Double?
+    /// The path that decoded this item in this run (ok items only). Not
+    /// written to the manifest: the run's counters carry the totals
+    /// (`RunCounters.decoders`), and the `item` log event this one.
+    public var decoder: DecodePath?
+
+    private enum CodingKeys: String, CodingKey {
+        case id, source, status, sha256, bytes, format, width, height, orientation, outputs, duplicateOf
+        case download, meta, error, ms, modified
+    }
 
     public init(
         id: String, source: String, status: ItemStatus, sha256: String? = nil, bytes: Int64? = nil,

@@ -87,6 +87,7 @@ enum ShardMerger {
             merged.wallSeconds = max(merged.wallSeconds, run.wallSeconds)
             let pages = max(merged.downloads.pages, run.downloads.pages)
             merged.downloads.add(run.downloads)
+            merged.addDecoders(run.decoders)
             merged.downloads.pages = pages
         }
         return merged

@@ -6,6 +6,8 @@ actor DuplicateRegistry {
     struct Outcome: Sendable {
         var leaderID: String
         var info: SourceImageInfo?
+        /// The path that decoded the leader (nil when it failed).
+        var decoder: DecodePath?
         var outputs: [ManifestOutput]
         var error: ItemError?
     }

@@ -24,6 +24,8 @@ struct ItemProcessor: Sendable {
     /// loss) and a read can miss the page cache; both wait on the disk for
     /// milliseconds, which on the decode threads left a core idle.
     let io: BlockingPool
+    /// Admits decodes by the memory they hold at their peak.
+    let memory: MemoryBudget
     let previous: PreviousRun
     let force: Bool
     let registry = DuplicateRegistry()
@@ -186,10 +188,18 @@ struct ItemProcessor: Sendable {
         let paths = Dictionary(uniqueKeysWithValues: OutputFormat.allCases.flatMap { format in
             settings.sizes.map { size in ("\(size.label)|\(format.rawValue)", outputPath(item, size: size, format: format)) }
         })
+        var reserved = 0
         do {
+            // The header decides the path and the memory it needs; a decode
+            // that needs much (a progressive JPEG's coefficients) waits for
+            // room in the run's memory budget before it starts.
+            let plan = try await decoders.run { () throws(ItemError) -> DecodePlan in
+                try bytes.withBytes { raw throws(ItemError) in try Thumbnailer.plan(raw, settings: settings, limits: limits) }
+            }
+            reserved = await memory.reserve(plan.peakBytes)
             let decoded = try await decoders.run { () throws(ItemError) -> DecodedImage in
                 try bytes.withBytes { raw throws(ItemError) in
-                    try Thumbnailer.decode(raw, settings: settings, limits: limits)
+                    try Thumbnailer.decode(raw, plan: plan, settings: settings, limits: limits)
                 }
             }
             let thumbnails = decoded.needsFinishing
@@ -197,6 +207,8 @@ struct ItemProcessor: Sendable {
                     try Thumbnailer.finish(decoded, settings: settings)
                 }
                 : try Thumbnailer.finish(decoded, settings: settings)
+            await memory.release(reserved)
+            reserved = 0
             let outputs = try await io.run { () throws(ItemError) -> [ManifestOutput] in
                 try thumbnails.map { thumbnail throws(ItemError) -> ManifestOutput in
                     let path = paths["\(thumbnail.size.label)|\(thumbnail.format.rawValue)"]!
@@ -208,10 +220,11 @@ struct ItemProcessor: Sendable {
                     )
                 }
             }
-            return DuplicateRegistry.Outcome(leaderID: item.id, info: decoded.info, outputs: outputs, error: nil)
+            return DuplicateRegistry.Outcome(leaderID: item.id, info: decoded.info, decoder: decoded.decoder, outputs: outputs, error: nil)
         } catch {
+            await memory.release(reserved)
             let itemError = (error as? ItemError) ?? .decode("\(error)")
-            return DuplicateRegistry.Outcome(leaderID: item.id, info: nil, outputs: [], error: itemError)
+            return DuplicateRegistry.Outcome(leaderID: item.id, info: nil, decoder: nil, outputs: [], error: itemError)
         }
     }
 
@@ -224,6 +237,7 @@ struct ItemProcessor: Sendable {
         record.width = outcome.info?.width
         record.height = outcome.info?.height
         record.orientation = outcome.info?.orientation
+        if status == .ok { record.decoder = outcome.decoder }
         record.outputs = outcome.outputs
         record.error = outcome.error.map(ErrorRecord.init)
         record.meta = Self.meta(of: item)

@@ -95,6 +95,7 @@ public struct ThumbsRun: Sendable {
         let writeStart = ContinuousClock.now
         let wall = Self.seconds(since: clock)
         var counters = RunCounters(ignored: discovered.ignored, wallSeconds: (wall * 1000).rounded() / 1000)
+        counters.decoders = Self.decoderCounts(finalItems)
         if let downloads = await discovered.downloadCounters?() { counters.downloads = downloads }
         let manifest = Manifest(
             tool: .init(libvips: VipsRuntime.version),
@@ -141,7 +142,9 @@ public struct ThumbsRun: Sendable {
         let processor = ItemProcessor(
             settings: options.output,
             limits: DecodeLimits(maxPixels: options.maxPixels, failOn: options.failOn),
-            out: out, decoders: decoders, finishers: finishers, io: io, previous: previous, force: options.force,
+            out: out, decoders: decoders, finishers: finishers, io: io,
+            memory: MemoryBudget(capacity: DirectJPEG.memoryBudget * jobs),
+            previous: previous, force: options.force,
             sharedSizes: Self.sharedSizes(items), fetcher: fetcher
         )
         // Tasks in flight: per decoder, one image decoding, one read and
@@ -229,8 +232,14 @@ public struct ThumbsRun: Sendable {
                                    "code": .string(error.code), "message": .string(error.message)])
         } else {
             let sizes = record.outputs.map { "\($0.width)×\($0.height)" }.joined(separator: ", ")
-            console.event("item", level: .debug, "\(record.status.rawValue): \(record.id) → \(sizes) (\(record.ms) ms)",
-                          fields: ["id": .string(record.id), "status": .string(record.status.rawValue), "ms": .number(record.ms)])
+            var fields: [String: JSONValue] = ["id": .string(record.id), "status": .string(record.status.rawValue), "ms": .number(record.ms)]
+            var decoded = ""
+            if let decoder = record.decoder {
+                fields["decoder"] = .string(decoder.rawValue)
+                decoded = ", \(decoder.rawValue)"
+            }
+            console.event("item", level: .debug, "\(record.status.rawValue): \(record.id) → \(sizes) (\(record.ms) ms\(decoded))",
+                          fields: fields)
         }
     }
 
@@ -318,6 +327,15 @@ public struct ThumbsRun: Sendable {
             console.event("finish", level: console.format == .json ? .info : .debug,
                           "time: discover \(String(format: "%.3f", phases.discover)) s, previous run \(String(format: "%.3f", phases.load)) s, images \(String(format: "%.3f", phases.process)) s, manifest/stats/report \(String(format: "%.3f", phases.write)) s", fields: fields)
         }
+    }
+
+    /// Items decoded per path in this run.
+    static func decoderCounts(_ items: [ManifestItem]) -> SortedMap<Int> {
+        var counts = SortedMap<Int>()
+        for item in items {
+            if let path = item.decoder { counts[path.rawValue] = (counts[path.rawValue] ?? 0) + 1 }
+        }
+        return counts
     }
 
     /// File sizes that occur more than once among the items.

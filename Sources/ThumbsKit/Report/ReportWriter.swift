@@ -208,6 +208,13 @@ public struct ReportWriter: Sendable {
         panel("Output formats", third: true, "one per thumbnail written", into: &out)
         ReportCharts.bars(Self.formatBars(s.formats.output), label: "Output formats", empty: "no thumbnails", into: &out)
         out += "</figure>\n"
+
+        panel("Decoded by", third: true, "the path that decoded each new image", into: &out)
+        let paths = DecodePath.allCases.compactMap { path in
+            (s.decoders[path.rawValue] ?? 0) > 0 ? ReportCharts.Bar(label: path.rawValue, value: s.decoders[path.rawValue] ?? 0) : nil
+        }
+        ReportCharts.bars(paths, label: "Decode paths", empty: "nothing decoded in this run", into: &out)
+        out += "</figure>\n"
         if d.requests == 0 {
             downloads(into: &out)
         }

@@ -10,6 +10,8 @@ public struct Statistics: Sendable, Codable, Equatable {
     public var formats: Formats
     public var bytes: Bytes
     public var time: Time
+    /// Items decoded per path in the run (`DecodePath` raw values).
+    public var decoders: SortedMap<Int>
     public var source: SortedMap<Summary>
 
     public struct Counts: Sendable, Codable, Equatable {
@@ -109,6 +111,9 @@ public struct Statistics: Sendable, Codable, Equatable {
             imagesPerSecond: run.wallSeconds > 0 ? Double(processed) / run.wallSeconds : 0,
             perImageMs: Summary(ms)
         )
+        var decoders = SortedMap<Int>()
+        for path in DecodePath.allCases { decoders[path.rawValue] = run.decoders?[path.rawValue] ?? 0 }
+        self.decoders = decoders
         self.source = SortedMap(numericFields.mapValues { Summary($0, includeTotal: true) })
     }
 }

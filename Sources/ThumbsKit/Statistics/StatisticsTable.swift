@@ -71,6 +71,9 @@ public struct StatisticsTable: Sendable {
         blocks.append(TextTable(header: ["per image (ms)", "count", "min", "p50", "p95", "max", "mean"], rows: [
             Self.summaryRow("decode + encode", t.perImageMs, digits: 1),
         ]).render())
+        blocks.append(TextTable(header: ["decoded by", "images"], rows: DecodePath.allCases.map {
+            [$0.rawValue, Self.int(s.decoders[$0.rawValue] ?? 0)]
+        }).render())
 
         if !s.source.isEmpty {
             blocks.append(TextTable(header: ["list fields", "count", "min", "p50", "p95", "max", "mean", "total"], rows: s.source.sortedKeys.map { key in

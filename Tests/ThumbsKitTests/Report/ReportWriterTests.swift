@@ -20,7 +20,8 @@ final class ReportWriterTests: XCTestCase {
         XCTAssertTrue(html.hasPrefix("<!doctype html>"))
         XCTAssertTrue(html.contains("<section id=summary>"))
         // Charts are inline SVG: the scatter has one dot per image size.
-        XCTAssertEqual(Self.count("<svg", in: html), 6)
+        XCTAssertEqual(Self.count("<svg", in: html), 7)
+        XCTAssertTrue(html.contains("Decoded by"))
         XCTAssertEqual(Self.count("<circle class=dot", in: html), 3)
         XCTAssertTrue(html.contains("no downloads"))
         // Every thumbnail, lazily, by relative path, with its sizes.

@@ -1,0 +1,83 @@
+/// How one image is decoded: the four paths thumbs has, by how much of the
+/// file each one reads. The raw values are the keys of stats.json's
+/// `decoders` object and of the `item` log event.
+public enum DecodePath: String, Sendable, Codable, CaseIterable {
+    /// Baseline JPEG at 1/8: DC coefficients only, AC skipped by table (`jpeg_dc.c`).
+    case jpegDC = "jpeg-dc"
+    /// Progressive JPEG at 1/8: its DC scans only; AC scans are never decoded.
+    case jpegDCProgressive = "jpeg-dc-progressive"
+    /// libjpeg from memory, scaled on load to 1/1, 1/2 or 1/4 (`jpeg_direct.c`).
+    case libjpeg
+    /// libvips's own loaders: every other format, and every JPEG above.
+    case libvips
+
+    /// Chooses the path for an image, before any pixel is decoded; the one
+    /// place this decision is made (as sharp's `shouldPreShrink` is).
+    ///
+    /// - `--keep-metadata`: libvips, whose loader carries EXIF and XMP over.
+    /// - Not a JPEG, or one libjpeg cannot give as 8-bit RGB or grey straight
+    ///   away (CMYK, YCCK, 12-bit, arithmetic coding): libvips.
+    /// - 1/8 scale serves every box: the DC-only decode, for baseline and
+    ///   progressive files alike.
+    /// - Otherwise libjpeg at 1/4, 1/2 or 1/1 while the decoded pixels fit
+    ///   the per-image `pixelBudget`; larger baseline images stream through
+    ///   libvips in strips instead. A progressive file needs all its
+    ///   coefficients in memory whichever library decodes it, so it stays on
+    ///   libjpeg, and the run's `MemoryBudget` admits such decodes by size.
+    ///
+    /// A decode that fails on any of the JPEG paths (damaged data, anything
+    /// libjpeg would warn about) is retried on libvips, so that `--fail-on`
+    /// gives one file one verdict whatever the size asked.
+    public static func choose(
+        jpeg: JPEGFacts?, shrink: Int, keepMetadata: Bool, pixelBudget: Int
+    ) -> DecodePath {
+        guard !keepMetadata, let jpeg, jpeg.directlyDecodable else { return .libvips }
+        if shrink == 8 { return jpeg.progressive ? .jpegDCProgressive : .jpegDC }
+        if jpeg.progressive { return .libjpeg }
+        return jpeg.decodedBytes(shrink: shrink) <= pixelBudget ? .libjpeg : .libvips
+    }
+
+    /// The JPEG paths, which decode into plain memory (`DecodedPixels`).
+    var isDirect: Bool { self != .libvips }
+}
+
+/// What the header of a JPEG tells the choice of a decode path.
+public struct JPEGFacts: Sendable, Hashable {
+    /// Stored size, before orientation.
+    public var width: Int
+    public var height: Int
+    /// 1 for grey, 3 for colour.
+    public var components: Int
+    public var progressive: Bool
+    /// libjpeg gives 8-bit RGB or grey for it (not CMYK, YCCK, 12-bit…).
+    public var directlyDecodable: Bool
+    /// What libjpeg holds for a progressive file: every block's 64
+    /// coefficients, two bytes each, for the whole image (0 for baseline).
+    public var coefficientBytes: Int
+
+    public init(width: Int, height: Int, components: Int, progressive: Bool, directlyDecodable: Bool, coefficientBytes: Int) {
+        self.width = width
+        self.height = height
+        self.components = components
+        self.progressive = progressive
+        self.directlyDecodable = directlyDecodable
+        self.coefficientBytes = coefficientBytes
+    }
+
+    /// Bytes of the decoded pixels at 1/`shrink`.
+    public func decodedBytes(shrink: Int) -> Int {
+        let size = ThumbnailGeometry.jpegDecodedSize(width: width, height: height, shrink: shrink)
+        return size.width * size.height * max(1, components)
+    }
+
+    /// Memory a decode on `path` holds at its peak, besides the source bytes.
+    public func peakBytes(path: DecodePath, shrink: Int) -> Int {
+        switch path {
+        case .jpegDC, .jpegDCProgressive:
+            // One byte per block and component, plus the 1/8 image.
+            return 2 * decodedBytes(shrink: 8)
+        case .libjpeg, .libvips:
+            return decodedBytes(shrink: shrink) + (progressive ? coefficientBytes : 0)
+        }
+    }
+}
