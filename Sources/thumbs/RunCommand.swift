@@ -123,6 +123,12 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Read at most this many pages of a list.", valueName: "n"))
     var maxPages: Int?
 
+    @Flag(name: .customLong("no-placeholders"), help: "Skip the ThumbHash, BlurHash and average colour of each image.")
+    var noPlaceholders = false
+
+    @Option(help: ArgumentHelp("Look-alikes: perceptual hashes at most D bits apart; 0 turns grouping off. (default: \(LookalikeGrouping.defaultDistance))", valueName: "d"))
+    var similar: Int = LookalikeGrouping.defaultDistance
+
     @Flag(inversion: .prefixedNo, help: "Write OUT/report.html.")
     var report = true
 
@@ -147,14 +153,19 @@ struct RunCommand: AsyncParsableCommand {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if downloadJobs < 1 { throw ValidationError("--download-jobs must be at least 1") }
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1") }
+        if !(0...LookalikeGrouping.maxDistance).contains(similar) {
+            throw ValidationError("--similar must be 0..\(LookalikeGrouping.maxDistance) bits, not \(similar)")
+        }
     }
 
     func run() async throws {
         var options = RunOptions(sources: sources, outputDirectory: out)
         options.output = OutputSettings(
             sizes: sizes.isEmpty ? [ThumbSize(width: 256, height: 256)] : sizes,
-            fit: fit, crop: crop, enlarge: enlarge, format: format, quality: quality, keepMetadata: keepMetadata
+            fit: fit, crop: crop, enlarge: enlarge, format: format, quality: quality, keepMetadata: keepMetadata,
+            placeholders: !noPlaceholders
         )
+        options.similar = similar
         if let jobs { options.jobs = jobs }
         options.downloadJobs = downloadJobs
         options.rate = rate

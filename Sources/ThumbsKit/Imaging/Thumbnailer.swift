@@ -36,6 +36,13 @@ public struct RenderedThumbnail: Sendable {
     public var data: Data
 }
 
+/// Every thumbnail of one source, and its signature.
+public struct RenderedImage: Sendable {
+    /// In the order of `OutputSettings.sizes`.
+    public var thumbnails: [RenderedThumbnail]
+    public var signature: ImageSignature
+}
+
 /// A source after `Thumbnailer.decode`: its header, and either decoded
 /// pixels waiting for `Thumbnailer.finish` or the finished thumbnails.
 public struct DecodedImage: Sendable {
@@ -46,7 +53,7 @@ public struct DecodedImage: Sendable {
 
     enum Stage: Sendable {
         case pixels(DecodedPixels)
-        case rendered([RenderedThumbnail])
+        case rendered(RenderedImage)
     }
 
     /// Whether `Thumbnailer.finish` has work left to do.
@@ -92,7 +99,7 @@ public enum Thumbnailer {
         limits: DecodeLimits
     ) throws(ItemError) -> (SourceImageInfo, [RenderedThumbnail]) {
         let decoded = try decode(bytes, settings: settings, limits: limits)
-        return (decoded.info, try finish(decoded, settings: settings))
+        return (decoded.info, try finish(decoded, settings: settings).thumbnails)
     }
 
     /// Reads the header and chooses how to decode (`DecodePath.choose`),
@@ -137,8 +144,8 @@ public enum Thumbnailer {
         }
         // Not a JPEG of the direct paths, or one they gave up on (damaged
         // data, an unusual layout): libvips decides, under --fail-on.
-        let (info, thumbnails) = try renderWithLibvips(bytes, settings: settings, limits: limits)
-        return DecodedImage(info: info, decoder: .libvips, stage: .rendered(thumbnails))
+        let (info, rendered) = try renderWithLibvips(bytes, settings: settings, limits: limits)
+        return DecodedImage(info: info, decoder: .libvips, stage: .rendered(rendered))
     }
 
     /// `plan` and `decode` in one call.
@@ -152,10 +159,10 @@ public enum Thumbnailer {
 
     /// The second half of `render`: resizes and encodes decoded pixels (a
     /// no-op for images `decode` rendered already).
-    public static func finish(_ decoded: DecodedImage, settings: OutputSettings) throws(ItemError) -> [RenderedThumbnail] {
+    public static func finish(_ decoded: DecodedImage, settings: OutputSettings) throws(ItemError) -> RenderedImage {
         switch decoded.stage {
-        case .rendered(let thumbnails):
-            return thumbnails
+        case .rendered(let rendered):
+            return rendered
         case .pixels(let pixels):
             guard let base = pixels.image() else {
                 throw ItemError.decode("cannot decode jpeg image: the decoded pixels were used already")
@@ -178,7 +185,7 @@ public enum Thumbnailer {
         _ bytes: UnsafeRawBufferPointer,
         settings: OutputSettings,
         limits: DecodeLimits
-    ) throws(ItemError) -> (SourceImageInfo, [RenderedThumbnail]) {
+    ) throws(ItemError) -> (SourceImageInfo, RenderedImage) {
         let header = try openHeader(bytes, limits: limits)
         let info = header.info
         let plans = plans(info, settings: settings)
@@ -311,7 +318,7 @@ public enum Thumbnailer {
     /// from it, and the large resize is not repeated.
     private static func renderAll(
         _ base: VipsImageRef, info: SourceImageInfo, plans: [ThumbnailGeometry], settings: OutputSettings
-    ) throws(VipsFailure) -> [RenderedThumbnail] {
+    ) throws(VipsFailure) -> RenderedImage {
         let order = plans.indices.sorted { plans[$0].resizedWidth * plans[$0].resizedHeight > plans[$1].resizedWidth * plans[$1].resizedHeight }
         var renditions: [VipsImageRef] = []
         var outputs: [Int: RenderedThumbnail] = [:]
@@ -331,7 +338,9 @@ public enum Thumbnailer {
                 image = try image.apply("autorot") { shim_autorot($0, $1) }
             }
             let later = order[(position + 1)...].map { plans[$0] }
-            if later.contains(where: { Self.canServe(image, $0) }) {
+            let smallest = position == order.count - 1
+            if smallest || later.contains(where: { Self.canServe(image, $0) }) {
+                // Kept in memory: a smaller size, or the signature, reads it again.
                 guard let copy = vips_image_copy_memory(image.pointer) else {
                     throw VipsFailure(operation: "copy_memory", message: VipsRuntime.lastError() ?? "resize failed")
                 }
@@ -340,7 +349,10 @@ public enum Thumbnailer {
             }
             outputs[index] = try finishOne(image, size: settings.sizes[index], plan: plan, settings: settings)
         }
-        return plans.indices.compactMap { outputs[$0] }
+        let signature = try renditions.last.map { rendition throws(VipsFailure) in
+            try SignatureMaker.make(from: rendition, placeholders: settings.placeholders)
+        } ?? ImageSignature()
+        return RenderedImage(thumbnails: plans.indices.compactMap { outputs[$0] }, signature: signature)
     }
 
     /// Whether `rendition` (upright) is large enough to make `plan`'s size
@@ -351,7 +363,7 @@ public enum Thumbnailer {
 
     /// Resizes to exactly `width` × `height` (Lanczos3), premultiplied when
     /// there is alpha so that transparent pixels do not bleed their colour.
-    private static func resize(_ input: VipsImageRef, width targetW: Int, height targetH: Int) throws(VipsFailure) -> VipsImageRef {
+    static func resize(_ input: VipsImageRef, width targetW: Int, height targetH: Int) throws(VipsFailure) -> VipsImageRef {
         var image = input
         guard image.width != targetW || image.height != targetH else { return image }
         let alpha = image.hasAlpha

@@ -57,6 +57,8 @@ public struct RunCounters: Sendable, Codable, Equatable {
     /// Items decoded per path (`DecodePath` raw values); absent in
     /// manifests of older versions.
     public var decoders: SortedMap<Int>?
+    /// `--similar` of the run, so that `thumbs merge` groups with it too.
+    public var similar: Int?
 
     public init(ignored: Int = 0, wallSeconds: Double = 0, downloads: DownloadCounters = DownloadCounters(), decoders: SortedMap<Int>? = nil) {
         self.ignored = ignored
@@ -116,6 +118,14 @@ public struct ManifestItem: Sendable, Codable, Equatable {
     public var orientation: Int?
     public var outputs: [ManifestOutput]
     public var duplicateOf: String?
+    /// Tiny previews for a page to show before the thumbnail arrives.
+    public var placeholder: Placeholder?
+    /// The average colour, `#rrggbb` in sRGB (averaged in linear light).
+    public var color: String?
+    /// 64-bit DCT perceptual hash, 16 hex digits (imagehash's `phash`).
+    public var phash: String?
+    /// The earlier item this one looks like (`--similar`).
+    public var similarTo: SimilarReference?
     public var download: DownloadRecord?
     public var meta: [String: JSONValue]?
     public var error: ErrorRecord?
@@ -130,6 +140,7 @@ public struct ManifestItem: Sendable, Codable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case id, source, status, sha256, bytes, format, width, height, orientation, outputs, duplicateOf
+        case placeholder, color, phash, similarTo
         case download, meta, error, ms, modified
     }
 
@@ -155,6 +166,29 @@ public struct ManifestItem: Sendable, Codable, Equatable {
         self.error = error
         self.ms = ms
         self.modified = modified
+    }
+}
+
+/// An item's placeholders: ThumbHash (base64) and BlurHash (4×3 components).
+public struct Placeholder: Sendable, Codable, Equatable, Hashable {
+    public var thumbhash: String
+    public var blurhash: String
+
+    public init(thumbhash: String, blurhash: String) {
+        self.thumbhash = thumbhash
+        self.blurhash = blurhash
+    }
+}
+
+/// `similarTo`: the first item of this item's look-alike group, and how many
+/// bits their perceptual hashes differ in.
+public struct SimilarReference: Sendable, Codable, Equatable, Hashable {
+    public var id: String
+    public var distance: Int
+
+    public init(id: String, distance: Int) {
+        self.id = id
+        self.distance = distance
     }
 }
 

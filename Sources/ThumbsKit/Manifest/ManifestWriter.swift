@@ -92,6 +92,18 @@ public enum ManifestWriter {
         }
         out.raw("]")
         if let v = item.duplicateOf { out.raw(", \"duplicateOf\": "); out.string(v) }
+        if let p = item.placeholder {
+            out.raw(", \"placeholder\": {\"thumbhash\": "); out.string(p.thumbhash)
+            out.raw(", \"blurhash\": "); out.string(p.blurhash)
+            out.raw("}")
+        }
+        if let v = item.color { out.raw(", \"color\": "); out.string(v) }
+        if let v = item.phash { out.raw(", \"phash\": "); out.string(v) }
+        if let s = item.similarTo {
+            out.raw(", \"similarTo\": {\"id\": "); out.string(s.id)
+            out.raw(", \"distance\": "); out.int(s.distance)
+            out.raw("}")
+        }
         if let d = item.download {
             out.raw(", \"download\": {\"url\": "); out.string(d.url)
             out.raw(", \"status\": ")

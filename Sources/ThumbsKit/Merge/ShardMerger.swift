@@ -49,13 +49,16 @@ enum ShardMerger {
         linkDuplicates(&items)
 
         let manifests = shards.map(\.manifest)
+        let run = counters(manifests.map { $0.run ?? RunCounters() })
+        // Look-alikes across shards: grouped again over the merged order.
+        LookalikeGrouping.apply(to: &items, distance: run.similar ?? LookalikeGrouping.defaultDistance)
         return Manifest(
             tool: manifests[0].tool,
             startedAt: earliest(manifests.map(\.startedAt)),
             finishedAt: latest(manifests.map(\.finishedAt)),
             settings: manifests[0].settings,
             shard: nil,
-            run: counters(manifests.map { $0.run ?? RunCounters() }),
+            run: run,
             items: items
         )
     }
@@ -88,6 +91,7 @@ enum ShardMerger {
             let pages = max(merged.downloads.pages, run.downloads.pages)
             merged.downloads.add(run.downloads)
             merged.addDecoders(run.decoders)
+            merged.similar = merged.similar ?? run.similar
             merged.downloads.pages = pages
         }
         return merged

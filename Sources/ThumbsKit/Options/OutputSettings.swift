@@ -49,6 +49,9 @@ public struct OutputSettings: Sendable, Hashable, Codable {
     public var format: OutputFormat
     public var quality: Int
     public var keepMetadata: Bool
+    /// ThumbHash, BlurHash and average colour per item (`--no-placeholders`
+    /// turns them off). The perceptual hash is always made.
+    public var placeholders: Bool
 
     public init(
         sizes: [ThumbSize] = [ThumbSize(width: 256, height: 256)],
@@ -57,7 +60,8 @@ public struct OutputSettings: Sendable, Hashable, Codable {
         enlarge: Bool = false,
         format: OutputFormat = .jpeg,
         quality: Int = 80,
-        keepMetadata: Bool = false
+        keepMetadata: Bool = false,
+        placeholders: Bool = true
     ) {
         self.sizes = sizes
         self.fit = fit
@@ -66,5 +70,24 @@ public struct OutputSettings: Sendable, Hashable, Codable {
         self.format = format
         self.quality = quality
         self.keepMetadata = keepMetadata
+        self.placeholders = placeholders
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case sizes, fit, crop, enlarge, format, quality, keepMetadata, placeholders
+    }
+
+    /// Manifests written before placeholders existed have no such key: they
+    /// read as the default, so upgrading does not redo every image.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        sizes = try c.decode([ThumbSize].self, forKey: .sizes)
+        fit = try c.decode(Fit.self, forKey: .fit)
+        crop = try c.decode(Crop.self, forKey: .crop)
+        enlarge = try c.decode(Bool.self, forKey: .enlarge)
+        format = try c.decode(OutputFormat.self, forKey: .format)
+        quality = try c.decode(Int.self, forKey: .quality)
+        keepMetadata = try c.decode(Bool.self, forKey: .keepMetadata)
+        placeholders = try c.decodeIfPresent(Bool.self, forKey: .placeholders) ?? true
     }
 }

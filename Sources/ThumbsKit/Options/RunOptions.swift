@@ -29,6 +29,9 @@ public struct RunOptions: Sendable {
     public var maxPages: Int?
     /// Remove outputs of sources that are gone since the previous run.
     public var prune: Bool
+    /// Look-alikes: perceptual hashes at most this many bits apart; 0 turns
+    /// grouping off.
+    public var similar: Int
     public var progress: ProgressMode
     public var verbosity: Verbosity
     public var logFormat: LogFormat
@@ -54,6 +57,7 @@ public struct RunOptions: Sendable {
         urlField: String? = nil,
         maxPages: Int? = nil,
         prune: Bool = false,
+        similar: Int = LookalikeGrouping.defaultDistance,
         progress: ProgressMode = .auto,
         verbosity: Verbosity = .normal,
         logFormat: LogFormat = .text
@@ -78,6 +82,7 @@ public struct RunOptions: Sendable {
         self.urlField = urlField
         self.maxPages = maxPages
         self.prune = prune
+        self.similar = similar
         self.progress = progress
         self.verbosity = verbosity
         self.logFormat = logFormat

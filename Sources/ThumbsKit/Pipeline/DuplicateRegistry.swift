@@ -8,6 +8,8 @@ actor DuplicateRegistry {
         var info: SourceImageInfo?
         /// The path that decoded the leader (nil when it failed).
         var decoder: DecodePath?
+        /// Placeholders, colour and perceptual hash of the pixels.
+        var signature: ImageSignature?
         var outputs: [ManifestOutput]
         var error: ItemError?
     }

@@ -202,11 +202,12 @@ struct ItemProcessor: Sendable {
                     try Thumbnailer.decode(raw, plan: plan, settings: settings, limits: limits)
                 }
             }
-            let thumbnails = decoded.needsFinishing
-                ? try await finishers.run { () throws(ItemError) -> [RenderedThumbnail] in
+            let rendered = decoded.needsFinishing
+                ? try await finishers.run { () throws(ItemError) -> RenderedImage in
                     try Thumbnailer.finish(decoded, settings: settings)
                 }
                 : try Thumbnailer.finish(decoded, settings: settings)
+            let thumbnails = rendered.thumbnails
             await memory.release(reserved)
             reserved = 0
             let outputs = try await io.run { () throws(ItemError) -> [ManifestOutput] in
@@ -220,11 +221,13 @@ struct ItemProcessor: Sendable {
                     )
                 }
             }
-            return DuplicateRegistry.Outcome(leaderID: item.id, info: decoded.info, decoder: decoded.decoder, outputs: outputs, error: nil)
+            return DuplicateRegistry.Outcome(
+                leaderID: item.id, info: decoded.info, decoder: decoded.decoder, signature: rendered.signature, outputs: outputs, error: nil
+            )
         } catch {
             await memory.release(reserved)
             let itemError = (error as? ItemError) ?? .decode("\(error)")
-            return DuplicateRegistry.Outcome(leaderID: item.id, info: nil, decoder: nil, outputs: [], error: itemError)
+            return DuplicateRegistry.Outcome(leaderID: item.id, info: nil, decoder: nil, signature: nil, outputs: [], error: itemError)
         }
     }
 
@@ -238,6 +241,12 @@ struct ItemProcessor: Sendable {
         record.height = outcome.info?.height
         record.orientation = outcome.info?.orientation
         if status == .ok { record.decoder = outcome.decoder }
+        if outcome.error == nil, let signature = outcome.signature {
+            // Duplicates have the same pixels, so the leader's signature.
+            record.placeholder = signature.placeholder
+            record.color = signature.color
+            record.phash = signature.phash
+        }
         record.outputs = outcome.outputs
         record.error = outcome.error.map(ErrorRecord.init)
         record.meta = Self.meta(of: item)

@@ -96,6 +96,8 @@ public struct ThumbsRun: Sendable {
         let wall = Self.seconds(since: clock)
         var counters = RunCounters(ignored: discovered.ignored, wallSeconds: (wall * 1000).rounded() / 1000)
         counters.decoders = Self.decoderCounts(finalItems)
+        counters.similar = options.similar
+        LookalikeGrouping.apply(to: &finalItems, distance: options.similar)
         if let downloads = await discovered.downloadCounters?() { counters.downloads = downloads }
         let manifest = Manifest(
             tool: .init(libvips: VipsRuntime.version),

@@ -14,6 +14,8 @@ enum ReportStyle {
     /// settles. A background image costs nothing until its tile is drawn,
     /// and tiles in chunks off screen are not drawn (`content-visibility`).
     static let imageElementLimit = 10_000
+    /// Look-alike groups shown in the report; the manifest has them all.
+    static let lookalikeGroupLimit = 200
 
     /// The estimated height of a full grid chunk before it is first laid out
     /// (`auto` then remembers the real one).
@@ -104,6 +106,7 @@ enum ReportStyle {
     .rows table td{border-top:1px solid var(--line)}
     .grid{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(176px,1fr));gap:12px}
     .grid+.grid{margin-top:12px}
+    .grid.group{padding-left:10px;border-left:3px solid var(--accent)}
     .grid li{position:relative;background:var(--card);border:1px solid var(--line);border-radius:10px;padding:8px;min-width:0}
     .grid img,.grid .t{display:block;width:100%;height:150px;object-fit:contain;border-radius:6px;background:var(--grid) center/contain no-repeat}
     .grid b{display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden;overflow-wrap:anywhere;margin:7px 2px 0;font-size:12.5px;font-weight:550;line-height:1.35}

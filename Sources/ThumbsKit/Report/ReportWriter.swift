@@ -31,6 +31,7 @@ public struct ReportWriter: Sendable {
         summary(into: &out)
         charts(into: &out)
         failures(into: &out)
+        lookalikes(into: &out)
         grid(into: &out)
         out += "<footer>Made by thumbs \(ReportFormat.escape(manifest.tool.version)) with libvips \(ReportFormat.escape(manifest.tool.libvips)). "
         out += "This page is self-contained: no scripts, nothing loaded from the network.</footer>\n</main>\n</body>\n</html>\n"
@@ -55,6 +56,7 @@ public struct ReportWriter: Sendable {
         if let shard = manifest.shard { out += " · shard \(ReportFormat.escape("\(shard)"))" }
         out += "</p>\n<nav><a href=\"#summary\">Summary</a><a href=\"#charts\">Charts</a>"
         out += "<a href=\"#failures\">Failures <span class=count>\(ReportFormat.int(c.failed))</span></a>"
+        out += "<a href=\"#lookalikes\">Look-alikes <span class=count>\(ReportFormat.int(statistics.similar.groups))</span></a>"
         out += "<a href=\"#thumbnails\">Thumbnails <span class=count>\(ReportFormat.int(thumbnailed))</span></a></nav>\n</header>\n"
         if manifest.interrupted == true {
             out += "<p class=banner><b>This run was interrupted.</b> Only the images finished before it stopped are listed; run the same command again to finish the rest.</p>\n"
@@ -328,7 +330,7 @@ public struct ReportWriter: Sendable {
     /// One tile: kept to a few short tags, it is repeated for every image.
     /// Past `ReportStyle.imageElementLimit` the thumbnail is the tile's CSS
     /// background instead of an `<img>` (see there why).
-    private func tile(_ item: ManifestItem, asImage: Bool, into out: inout String) {
+    private func tile(_ item: ManifestItem, asImage: Bool, distance: Int? = nil, into out: inout String) {
         let output = item.outputs[0]
         out += item.status == .duplicate ? "<li class=dup>" : "<li>"
         if asImage {
@@ -339,6 +341,10 @@ public struct ReportWriter: Sendable {
             out.appendInt(output.width)
             out += " height="
             out.appendInt(output.height)
+            if let colour = Self.safeColour(item.color) {
+                // The average colour fills the tile while the image loads.
+                out += " style=\"background:\(colour)\""
+            }
             out += " loading=lazy decoding=async alt=\"\">"
         } else {
             // The percent-encoded path holds no quote, parenthesis or space,
@@ -346,7 +352,9 @@ public struct ReportWriter: Sendable {
             out += "<div class=t style=\"background-image:url("
             if !thumbnailBase.isEmpty { out.appendURLPath(thumbnailBase) }
             out.appendURLPath(output.path)
-            out += ")\"></div>"
+            out += ")"
+            if let colour = Self.safeColour(item.color) { out += ";background-color:\(colour)" }
+            out += "\"></div>"
         }
         out += "<b>"
         out.appendEscaped(item.id)
@@ -360,7 +368,58 @@ public struct ReportWriter: Sendable {
         out.appendInt(output.width)
         out += "×"
         out.appendInt(output.height)
+        if let distance {
+            out += " · "
+            out.appendInt(distance)
+            out += distance == 1 ? " bit" : " bits"
+        }
         out += "</i></li>\n"
+    }
+
+    /// A manifest colour fit to put in a style attribute: `#rrggbb` only.
+    static func safeColour(_ colour: String?) -> String? {
+        guard let colour, colour.utf8.count == 7, colour.first == "#",
+              colour.utf8.dropFirst().allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        else { return nil }
+        return colour
+    }
+
+    // MARK: Look-alikes
+
+    /// Groups of look-alikes side by side: the first item, then each member
+    /// with its distance in bits. Bounded, like the charts: past
+    /// `ReportStyle.lookalikeGroupLimit` groups a line says how many more.
+    private func lookalikes(into out: inout String) {
+        var groups: [String: [ManifestItem]] = [:]
+        var order: [String] = []
+        let byID = Dictionary(manifest.items.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        for item in manifest.items {
+            guard let first = item.similarTo?.id else { continue }
+            if groups[first] == nil { order.append(first) }
+            groups[first, default: []].append(item)
+        }
+        out += "<section id=lookalikes>\n<h2>Look-alikes <span class=count>\(ReportFormat.int(order.count))</span></h2>\n"
+        out += "<p class=sub>Images whose perceptual hashes differ in at most \(ReportFormat.int(manifest.run?.similar ?? 0)) of 64 bits: "
+        out += "the same photo re-encoded, resized or retouched. They are thumbnailed like any other; each row starts with the group's first image.</p>\n"
+        guard !order.isEmpty else {
+            let off = (manifest.run?.similar ?? 1) == 0
+            out += "<div class=tablewrap><p class=empty>\(off ? "Grouping was off (--similar 0)." : "No look-alikes.")</p></div>\n</section>\n"
+            return
+        }
+        for first in order.prefix(ReportStyle.lookalikeGroupLimit) {
+            out += "<ol class=\"grid group\">\n"
+            if let leader = byID[first], !leader.outputs.isEmpty, leader.status != .failed {
+                tile(leader, asImage: true, into: &out)
+            }
+            for member in groups[first] ?? [] where !member.outputs.isEmpty {
+                tile(member, asImage: true, distance: member.similarTo?.distance, into: &out)
+            }
+            out += "</ol>\n"
+        }
+        if order.count > ReportStyle.lookalikeGroupLimit {
+            out += "<p class=sub>\(ReportFormat.int(order.count - ReportStyle.lookalikeGroupLimit)) more groups: see <code>similarTo</code> in manifest.json.</p>\n"
+        }
+        out += "</section>\n"
     }
 
     /// `2024-05-01 12:03:04 → 12:40:01 UTC` from the manifest's ISO-8601

@@ -12,6 +12,8 @@ public struct Statistics: Sendable, Codable, Equatable {
     public var time: Time
     /// Items decoded per path in the run (`DecodePath` raw values).
     public var decoders: SortedMap<Int>
+    /// Look-alike groups (`similarTo`) and the images in them.
+    public var similar: LookalikeGrouping.Summary
     public var source: SortedMap<Summary>
 
     public struct Counts: Sendable, Codable, Equatable {
@@ -114,6 +116,9 @@ public struct Statistics: Sendable, Codable, Equatable {
         var decoders = SortedMap<Int>()
         for path in DecodePath.allCases { decoders[path.rawValue] = run.decoders?[path.rawValue] ?? 0 }
         self.decoders = decoders
+        var groupSizes: [String: Int] = [:]
+        for item in items { if let first = item.similarTo?.id { groupSizes[first, default: 1] += 1 } }
+        self.similar = LookalikeGrouping.Summary(groups: groupSizes.count, images: groupSizes.values.reduce(0, +))
         self.source = SortedMap(numericFields.mapValues { Summary($0, includeTotal: true) })
     }
 }

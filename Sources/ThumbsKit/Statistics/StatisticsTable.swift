@@ -71,6 +71,9 @@ public struct StatisticsTable: Sendable {
         blocks.append(TextTable(header: ["per image (ms)", "count", "min", "p50", "p95", "max", "mean"], rows: [
             Self.summaryRow("decode + encode", t.perImageMs, digits: 1),
         ]).render())
+        blocks.append(TextTable(header: ["look-alikes", ""], rows: [
+            ["groups", Self.int(s.similar.groups)], ["images in them", Self.int(s.similar.images)],
+        ]).render())
         blocks.append(TextTable(header: ["decoded by", "images"], rows: DecodePath.allCases.map {
             [$0.rawValue, Self.int(s.decoders[$0.rawValue] ?? 0)]
         }).render())

@@ -41,7 +41,7 @@ public struct OutputCheck: Sendable {
     }
 
     func check(_ item: ManifestItem, boxes: [String: ThumbSize], labels: [String]) -> [VerifyFinding] {
-        var findings: [VerifyFinding] = []
+        var findings = PlaceholderCheck.findings(item)
         if item.status != .failed {
             let present = Set(item.outputs.map(\.size))
             for label in labels where !present.contains(label) {

@@ -11,6 +11,7 @@ public struct VerifyFinding: Sendable, Codable, Equatable {
         case outsideBox = "outside-box"
         case missingSize = "missing-size"
         case unknownSize = "unknown-size"
+        case badPlaceholder = "bad-placeholder"
         // The manifest against a baseline manifest.
         case settingsChanged = "settings-changed"
         case added
@@ -26,7 +27,7 @@ public struct VerifyFinding: Sendable, Codable, Equatable {
         public var isBaseline: Bool {
             switch self {
             case .missingOutput, .sizeMismatch, .hashMismatch, .unreadableOutput, .dimensionMismatch,
-                 .outsideBox, .missingSize, .unknownSize:
+                 .outsideBox, .missingSize, .unknownSize, .badPlaceholder:
                 false
             default:
                 true

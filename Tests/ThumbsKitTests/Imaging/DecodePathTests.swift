@@ -69,7 +69,7 @@ final class DecodePathTests: XCTestCase {
         guard case .pixels(let pixels) = decoded.stage else { return XCTFail("a plain JPEG takes a direct path") }
         XCTAssertGreaterThanOrEqual(pixels.width, 256)
         XCTAssertEqual(decoded.decoder, .libjpeg)
-        let thumbnails = try Thumbnailer.finish(decoded, settings: settings)
+        let thumbnails = try Thumbnailer.finish(decoded, settings: settings).thumbnails
         XCTAssertEqual(thumbnails.map { [$0.width, $0.height] }, [[256, 192]])
     }
 

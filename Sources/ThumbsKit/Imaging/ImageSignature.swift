@@ -1,0 +1,89 @@
+import CVips
+import CVipsShim
+
+/// What an image looks like in a few bytes: its placeholders, average colour
+/// and perceptual hash (the manifest's `placeholder`, `color`, `phash`).
+public struct ImageSignature: Sendable, Equatable {
+    public var placeholder: Placeholder?
+    public var color: String?
+    public var phash: String?
+
+    public init(placeholder: Placeholder? = nil, color: String? = nil, phash: String? = nil) {
+        self.placeholder = placeholder
+        self.color = color
+        self.phash = phash
+    }
+}
+
+/// Makes an `ImageSignature` from a rendition the pipeline made anyway (the
+/// smallest thumbnail, upright and sRGB, before any crop): two tiny
+/// reductions of it, never a second decode.
+///
+/// - Placeholders and colour: the image fitted into 100×100 (the largest
+///   ThumbHash accepts), as RGBA so that ThumbHash keeps transparency.
+/// - Perceptual hash: the image squeezed to 32×32 whatever its shape, then
+///   grey by PIL's weights, as imagehash's `phash` does.
+enum SignatureMaker {
+    static func make(from image: VipsImageRef, placeholders: Bool) throws(VipsFailure) -> ImageSignature {
+        var signature = ImageSignature()
+        if placeholders {
+            let scale = min(1, 100 / Double(max(image.width, image.height)))
+            let w = max(1, min(100, Int((Double(image.width) * scale).rounded())))
+            let h = max(1, min(100, Int((Double(image.height) * scale).rounded())))
+            if let small = try pixels(of: image, width: w, height: h, grey: false) {
+                if let hash = try? ThumbHash(encoding: small) {
+                    signature.placeholder = Placeholder(thumbhash: hash.base64, blurhash: BlurHash.encode(small, xComponents: 4, yComponents: 3))
+                }
+                signature.color = AverageColour.hex(of: small)
+            }
+        }
+        if let square = try pixels(of: image, width: 32, height: 32, grey: true), let hash = PerceptualHash.hash(grey32: square) {
+            signature.phash = PerceptualHash.hexString(hash)
+        }
+        return signature
+    }
+
+    /// `image` resized to exactly `width` × `height` (Lanczos3), as RGBA,
+    /// RGB or grey 8-bit pixels.
+    private static func pixels(of input: VipsImageRef, width: Int, height: Int, grey: Bool) throws(VipsFailure) -> PixelBuffer? {
+        let image = try Thumbnailer.resize(input, width: width, height: height)
+        var size = 0
+        guard let memory = vips_image_write_to_memory(image.pointer, &size) else {
+            throw VipsFailure(operation: "write_to_memory", message: VipsRuntime.lastError() ?? "reduction failed")
+        }
+        defer { g_free(memory) }
+        let bands = image.bands, w = image.width, h = image.height
+        guard size == w * h * bands else { return nil }
+        let raw = UnsafeRawBufferPointer(start: memory, count: size)
+        var rgba = [UInt8](repeating: 255, count: w * h * 4)
+        for i in 0..<(w * h) {
+            switch bands {
+            case 1, 2:
+                rgba[4 * i] = raw[i * bands]
+                rgba[4 * i + 1] = raw[i * bands]
+                rgba[4 * i + 2] = raw[i * bands]
+                if bands == 2 { rgba[4 * i + 3] = raw[i * bands + 1] }
+            default:
+                rgba[4 * i] = raw[i * bands]
+                rgba[4 * i + 1] = raw[i * bands + 1]
+                rgba[4 * i + 2] = raw[i * bands + 2]
+                if bands >= 4 { rgba[4 * i + 3] = raw[i * bands + 3] }
+            }
+        }
+        if grey {
+            // imagehash converts with PIL's "L" mode, which ignores alpha.
+            var levels = [UInt8](repeating: 0, count: w * h)
+            for i in 0..<(w * h) {
+                levels[i] = PerceptualHash.greyLevel(red: rgba[4 * i], green: rgba[4 * i + 1], blue: rgba[4 * i + 2])
+            }
+            return PixelBuffer(width: w, height: h, layout: .grey, bytes: levels)
+        }
+        let opaque = bands != 2 && bands < 4
+        if opaque {
+            var rgb = [UInt8](repeating: 0, count: w * h * 3)
+            for i in 0..<(w * h) { rgb[3 * i] = rgba[4 * i]; rgb[3 * i + 1] = rgba[4 * i + 1]; rgb[3 * i + 2] = rgba[4 * i + 2] }
+            return PixelBuffer(width: w, height: h, layout: .rgb, bytes: rgb)
+        }
+        return PixelBuffer(width: w, height: h, layout: .rgba, bytes: rgba)
+    }
+}

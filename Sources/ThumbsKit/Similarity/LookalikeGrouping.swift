@@ -1,0 +1,44 @@
+/// Marks look-alikes in a manifest: items whose perceptual hashes differ in
+/// at most `distance` bits. Computed over the whole manifest (unchanged
+/// items included, and across shards in `thumbs merge`), so that the groups
+/// never depend on what a run happened to decode.
+public enum LookalikeGrouping {
+    /// `--similar`'s default, chosen by measurement (bench/lookalikes.py).
+    public static let defaultDistance = 8
+    /// The largest `--similar` accepted: past it, unrelated photos match.
+    public static let maxDistance = 16
+
+    /// What `apply` found, for stats.json's `similar`.
+    public struct Summary: Sendable, Codable, Equatable {
+        /// Groups of two or more look-alikes.
+        public var groups: Int
+        /// Items in those groups, first items included.
+        public var images: Int
+
+        public init(groups: Int = 0, images: Int = 0) {
+            self.groups = groups
+            self.images = images
+        }
+    }
+
+    /// Sets every item's `similarTo` (clearing stale ones) by the rule of
+    /// `LookalikeGroups.assign`: an item joins the group of the earliest
+    /// item within `distance` bits of it and names that group's first item.
+    /// Items without a hash (failed ones) take no part; `distance` 0 turns
+    /// grouping off.
+    @discardableResult
+    public static func apply(to items: inout [ManifestItem], distance: Int) -> Summary {
+        for index in items.indices { items[index].similarTo = nil }
+        guard distance > 0 else { return Summary() }
+        let hashes: [UInt64?] = items.map { item in
+            item.status == .failed ? nil : item.phash.flatMap { UInt64($0, radix: 16) }
+        }
+        let matches = LookalikeGroups.assign(hashes, maxDistance: distance)
+        for (index, match) in matches.enumerated() {
+            guard let match else { continue }
+            items[index].similarTo = SimilarReference(id: items[match.representative].id, distance: match.distance)
+        }
+        let summary = LookalikeGroups.summary(matches)
+        return Summary(groups: summary.groups, images: summary.images)
+    }
+}
