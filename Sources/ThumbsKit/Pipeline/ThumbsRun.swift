@@ -97,7 +97,9 @@ public struct ThumbsRun: Sendable {
         var counters = RunCounters(ignored: discovered.ignored, wallSeconds: (wall * 1000).rounded() / 1000)
         counters.decoders = Self.decoderCounts(finalItems)
         counters.similar = options.similar
+        let groupStart = ContinuousClock.now
         LookalikeGrouping.apply(to: &finalItems, distance: options.similar)
+        let groupSeconds = Self.seconds(since: groupStart)
         if let downloads = await discovered.downloadCounters?() { counters.downloads = downloads }
         let manifest = Manifest(
             tool: .init(libvips: VipsRuntime.version),
@@ -120,7 +122,7 @@ public struct ThumbsRun: Sendable {
         } else {
             status = .success
         }
-        let phases = Phases(discover: discoverSeconds, load: loadSeconds, process: processSeconds, write: writeSeconds)
+        let phases = Phases(discover: discoverSeconds, load: loadSeconds, process: processSeconds, group: groupSeconds, write: writeSeconds)
         summarise(statistics, out: out, gone: gone, interrupted: interrupted, status: status, phases: phases)
         return Outcome(status: status, manifest: manifest, statistics: statistics)
     }
@@ -291,7 +293,7 @@ public struct ThumbsRun: Sendable {
 
     /// Where the time went, for the `finish` event.
     struct Phases {
-        var discover, load, process, write: Double
+        var discover, load, process, group, write: Double
     }
 
     private func summarise(_ stats: Statistics, out: OutputDirectory, gone: [String], interrupted: Bool, status: ExitStatus, phases: Phases) {
@@ -321,13 +323,13 @@ public struct ThumbsRun: Sendable {
             "discovered": .number(Double(c.discovered)), "ignored": .number(Double(c.ignored)),
             "wallSeconds": .number(stats.time.wallSeconds), "imagesPerSecond": .number(stats.time.imagesPerSecond),
             "discoverSeconds": rounded(phases.discover), "loadSeconds": rounded(phases.load),
-            "processSeconds": rounded(phases.process), "writeSeconds": rounded(phases.write),
+            "processSeconds": rounded(phases.process), "groupSeconds": rounded(phases.group), "writeSeconds": rounded(phases.write),
             "exitCode": .number(Double(status.rawValue)), "manifest": .string(out.manifestPath),
         ]
         if interrupted { fields["interrupted"] = .bool(true) }
         if console.format == .json || console.verbosity >= .verbose {
             console.event("finish", level: console.format == .json ? .info : .debug,
-                          "time: discover \(String(format: "%.3f", phases.discover)) s, previous run \(String(format: "%.3f", phases.load)) s, images \(String(format: "%.3f", phases.process)) s, manifest/stats/report \(String(format: "%.3f", phases.write)) s", fields: fields)
+                          "time: discover \(String(format: "%.3f", phases.discover)) s, previous run \(String(format: "%.3f", phases.load)) s, images \(String(format: "%.3f", phases.process)) s, look-alikes \(String(format: "%.3f", phases.group)) s, manifest/stats/report \(String(format: "%.3f", phases.write)) s", fields: fields)
         }
     }
 
