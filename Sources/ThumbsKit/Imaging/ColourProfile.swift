@@ -336,13 +336,20 @@ struct ToneCurve {
     }
 
     var isSRGB: Bool {
+        let bounds = Self.sRGBLevelBounds
         for level in 0...255 {
             let linear = value(at: Double(level) / 255)
-            let reencoded = ColourProfile.sRGBEncode(linear) * 255
             // Written so that NaN fails.
-            guard abs(reencoded - Double(level)) <= Self.tolerance else { return false }
+            guard linear >= bounds[level].low, linear <= bounds[level].high else { return false }
         }
         return true
+    }
+
+    /// For each 8-bit level, the linear values that sRGB encodes back to
+    /// within `tolerance` of it (no pow per check: tables cost microseconds).
+    private static let sRGBLevelBounds: [(low: Double, high: Double)] = (0...255).map { level in
+        let low = (Double(level) - tolerance) / 255, high = (Double(level) + tolerance) / 255
+        return (low <= 0 ? low / 12.92 : ColourProfile.sRGBDecode(low), ColourProfile.sRGBDecode(high))
     }
 }
 
