@@ -25,8 +25,9 @@ let package = Package(
         .target(
             name: "CVipsShim",
             dependencies: ["CVips"],
-            // libjpeg (libvips-dev depends on libjpeg-dev) for the direct JPEG path.
-            linkerSettings: [.linkedLibrary("jpeg")]
+            // libjpeg (libvips-dev depends on libjpeg-dev) for the direct JPEG path,
+            // lcms2 (liblcms2-dev, also a libvips-dev dependency) for icc_fast.c.
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("lcms2")]
         ),
         .target(
             name: "ThumbsKit",

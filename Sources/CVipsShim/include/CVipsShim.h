@@ -140,4 +140,23 @@ VipsImage *shim_jpeg_pixels_image(shim_jpeg_pixels *decoded);
 /// Frees what the decode allocated and the image did not take.
 void shim_jpeg_pixels_free(shim_jpeg_pixels *decoded);
 
+// MARK: - Colour profiles: cached ICC -> sRGB transform (icc_fast.c)
+
+/// Transforms 8-bit interleaved pixels in place from the colour space of the
+/// ICC profile `icc` to sRGB, rendering intent relative colorimetric (as
+/// shim_icc_to_srgb). `bands`: 3 (RGB) or 4 (RGB + alpha, the alpha left as
+/// is) for an RGB profile; 1 or 2 (grey, grey + alpha) for a grey profile,
+/// whose output is grey with the sRGB curve (libvips's B_W). Rows are packed
+/// (`width * bands` bytes each). The transform is built once per distinct
+/// profile and band count and cached (16 entries, process-wide, thread-safe).
+/// Returns 0, or -1 when lcms2 cannot open the profile, the profile does not
+/// match the bands (e.g. CMYK), or it is a device link or abstract profile;
+/// the pixels are then untouched and the caller keeps the libvips path.
+/// Never touches the libvips error buffer.
+int shim_icc_to_srgb8(unsigned char *pixels, size_t width, size_t height, int bands,
+                      const void *icc, size_t icc_length);
+
+/// Empties the transform cache (for tests and benchmarks).
+void shim_icc_cache_clear(void);
+
 #endif
