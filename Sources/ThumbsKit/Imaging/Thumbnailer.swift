@@ -422,7 +422,11 @@ public enum Thumbnailer {
     private static func toSRGB8(_ input: VipsImageRef) throws(VipsFailure) -> VipsImageRef {
         var image = input
         let isCMYK = image.interpretation == VIPS_INTERPRETATION_CMYK
-        if image.hasICCProfile || isCMYK {
+        if !isCMYK, let fast = try ColourProfile.toSRGB(image) {
+            // sRGB profiles cost nothing; other 8-bit RGB and grey profiles
+            // take a cached lcms2 transform (ColourProfile).
+            image = fast
+        } else if image.hasICCProfile || isCMYK {
             do {
                 image = try image.apply("icc_transform") { shim_icc_to_srgb($0, $1, isCMYK ? 1 : 0) }
             } catch {
