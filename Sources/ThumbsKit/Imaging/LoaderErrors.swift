@@ -20,8 +20,11 @@ enum LoaderErrors {
         let loaderName = baseName(of: loader)
         let through = loaderName.hasPrefix("magick") ? "ImageMagick (\(loaderName))" : loaderName
         if let name = formatName(of: bytes) {
+            // "PGM (Netpbm)": the full name once, the short one after.
+            let short = name.components(separatedBy: " (").first ?? name
+            let detail = name.dropFirst(short.count)
             return .unsupported(
-                "\(name) image: libvips reads \(name) only through \(through), a loader it marks untrusted; "
+                "\(short) image\(detail): libvips reads \(short) only through \(through), a loader it marks untrusted; "
                     + "run with --allow-untrusted to enable it")
         }
         return .unsupported(

@@ -68,6 +68,18 @@ final class MessageTests: XCTestCase {
         }
         XCTAssertEqual(error.code, .unsupported)
         XCTAssertEqual(error.message, "BMP image: libvips reads BMP only through ImageMagick (magickload), a loader it marks untrusted; run with --allow-untrusted to enable it")
+        let pgm = Array("P5\n4 4\n255\n".utf8).withUnsafeBytes {
+            LoaderErrors.headerFailure(loader: "magickload_buffer", format: "magick", detail: "magickload_buffer: operation is blocked", bytes: $0)
+        }
+        XCTAssertEqual(pgm.message, "PGM image (Netpbm): libvips reads PGM only through ImageMagick (magickload), a loader it marks untrusted; run with --allow-untrusted to enable it")
+        let jp2 = [UInt8]([0xFF, 0x4F, 0xFF, 0x51, 0, 0x2F]).withUnsafeBytes {
+            LoaderErrors.headerFailure(loader: "jp2kload_buffer", format: "jp2k", detail: "jp2kload_buffer: operation is blocked", bytes: $0)
+        }
+        XCTAssertEqual(jp2, .unsupported("JPEG 2000 image: libvips reads JPEG 2000 only through jp2kload, a loader it marks untrusted; run with --allow-untrusted to enable it"))
+        let unknown = [UInt8]([9, 9, 9, 9]).withUnsafeBytes {
+            LoaderErrors.headerFailure(loader: "matrixload_source", format: "matrix", detail: "matrixload_source: operation is blocked", bytes: $0)
+        }
+        XCTAssertEqual(unknown, .unsupported("libvips reads this file only through matrixload, a loader it marks untrusted; run with --allow-untrusted to enable it"))
         let other = [UInt8]([1, 2, 3]).withUnsafeBytes {
             LoaderErrors.headerFailure(loader: "jpegload_buffer", format: "jpeg", detail: "VipsJpeg: Premature end of input file", bytes: $0)
         }
