@@ -49,13 +49,16 @@ public final class Console: @unchecked Sendable {
             object["event"] = .string(name)
             object["level"] = .string(level.rawValue)
             object["time"] = .string(Timestamp.now())
-            if object["message"] == nil { object["message"] = .string(text()) }
+            if object["message"] == nil { object["message"] = .string(VisibleText.forTerminal(text())) }
             line = Console.jsonLine(.object(object))
         } else {
+            // Names in messages come from file systems and lists: a control
+            // character or a bidi override is shown, never obeyed.
+            let shown = VisibleText.forTerminal(text())
             switch level {
-            case .error: line = "thumbs: " + text()
-            case .warning: line = "thumbs: warning: " + text()
-            default: line = text()
+            case .error: line = "thumbs: " + shown
+            case .warning: line = "thumbs: warning: " + shown
+            default: line = shown
             }
         }
         lock.lock()
@@ -70,7 +73,7 @@ public final class Console: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         clearBarLocked()
-        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        FileHandle.standardOutput.write(Data((lines.map(VisibleText.forTerminal).joined(separator: "\n") + "\n").utf8))
     }
 
     /// Redraws the one-line progress bar, at most ten times a second.

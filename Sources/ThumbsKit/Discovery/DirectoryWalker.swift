@@ -111,7 +111,8 @@ public struct DirectoryWalker: Sendable {
 
 /// The first bytes of a file, or nothing if it cannot be read.
 func readPrefix(_ path: String, count: Int = ImageSniffer.prefixLength) -> [UInt8] {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    // O_NONBLOCK: a file swapped for a FIFO after the walk looked must not hang it.
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else { return [] }
     defer { close(fd) }
     var buffer = [UInt8](repeating: 0, count: count)

@@ -25,11 +25,15 @@ public struct ItemError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var code: Code
-    public var message: String
+    /// At most about 300 characters, repeats folded (`MessageFolding`): the
+    /// manifest, the report and the terminal all show this text.
+    public var message: String {
+        didSet { message = MessageFolding.fold(message) }
+    }
 
     public init(_ code: Code, _ message: String) {
         self.code = code
-        self.message = message
+        self.message = MessageFolding.fold(message)
     }
 
     public var description: String { "\(code): \(message)" }

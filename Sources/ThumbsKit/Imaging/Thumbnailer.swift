@@ -222,7 +222,7 @@ public enum Thumbnailer {
             if loader.hasPrefix("jpegload"), let size = JPEGDimensions.read(bytes) {
                 try checkPixelLimit(width: size.width, height: size.height, limits: limits)
             }
-            throw ItemError.decode("cannot read the \(formatName(loader: loader, image: nil)) header: \(detail)")
+            throw LoaderErrors.headerFailure(loader: loader, format: formatName(loader: loader, image: nil), detail: detail, bytes: bytes)
         }
         let ref = VipsImageRef(image)
         let width = ref.width, pageHeight = ref.pageHeight

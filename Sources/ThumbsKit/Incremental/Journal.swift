@@ -49,7 +49,7 @@ final class Journal: @unchecked Sendable {
     /// Opens the journal for appending, keeping earlier lines when they were
     /// written with the same settings.
     func open(settings: OutputSettings, keepExisting: Bool) throws(RunError) {
-        let flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (keepExisting ? 0 : O_TRUNC)
+        let flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | (keepExisting ? 0 : O_TRUNC)
         descriptor = Glibc.open(path, flags, 0o644)
         guard descriptor >= 0 else { throw .fatal("cannot write the journal \(path): \(errnoText())") }
         if !keepExisting || lseek(descriptor, 0, SEEK_END) == 0 {

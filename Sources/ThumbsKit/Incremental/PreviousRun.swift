@@ -11,13 +11,24 @@ struct PreviousRun: Sendable {
     var settingsMatch = false
     /// Whether the journal of an unfinished run was found.
     var resumed = false
+    /// Why OUT's manifest.json could not be used, when one is there but is
+    /// unreadable or not a thumbs manifest: the run redoes everything and
+    /// replaces it, and says so once (`warnIfUnreadable`).
+    var unreadableManifest: String?
 
     static let empty = PreviousRun()
 
     static func load(manifestPath: String, journalPath: String, settings: OutputSettings) -> PreviousRun {
         var previous = PreviousRun()
-        if FileManager.default.fileExists(atPath: manifestPath),
-           let manifest = try? ManifestCoding.readManifest(at: manifestPath) {
+        var manifest: Manifest?
+        if FileManager.default.fileExists(atPath: manifestPath) {
+            do {
+                manifest = try ManifestCoding.readManifest(at: manifestPath)
+            } catch {
+                previous.unreadableManifest = error.message
+            }
+        }
+        if let manifest {
             previous.settingsMatch = manifest.settings == settings
             if previous.settingsMatch {
                 for item in manifest.items {
@@ -37,6 +48,14 @@ struct PreviousRun: Sendable {
             }
         }
         return previous
+    }
+
+    /// Warns, once per run, that the manifest in OUT could not be read.
+    func warnIfUnreadable(_ console: Console, manifestPath: String) {
+        guard let problem = unreadableManifest else { return }
+        console.event("previous-manifest-unreadable", level: .warning,
+                      "the previous manifest could not be read (\(problem)); every image is processed again and the manifest replaced",
+                      fields: ["manifest": .string(manifestPath), "problem": .string(problem)])
     }
 
     /// The earlier record of `item` if the source has not changed since and

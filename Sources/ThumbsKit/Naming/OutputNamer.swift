@@ -9,7 +9,9 @@
 /// one folder) keep the first name for the first in source order; the others
 /// get their source extension appended (`a_png`), then a number if needed.
 /// Names are compared case-insensitively so that outputs do not collide on
-/// case-insensitive file systems either.
+/// case-insensitive file systems either. A name that is also the name of a
+/// folder of other outputs (`a` → `a.jpg`, beside `a.jpg/b` → `a.jpg/b.jpg`)
+/// is a collision too.
 public enum OutputNamer {
     /// The longest segment kept, in UTF-8 bytes.
     static let maxSegmentBytes = 120
@@ -63,29 +65,82 @@ public enum OutputNamer {
         return name[name.index(after: dot)...].lowercased()
     }
 
+    /// The extensions an output file can get (`OutputFormat.fileExtension`),
+    /// whatever the run's format: names do not depend on the format.
+    static let outputExtensions = Array(Set(OutputFormat.allCases.map(\.fileExtension))).sorted()
+
     /// Assigns `outputName` to every item, in order. `stems` are the wanted
     /// names before sanitising; `extensions` disambiguate collisions.
+    ///
+    /// Besides names that are equal, a name clashes with a folder: `a`
+    /// writes the file `a.jpg` while `a.jpg/b` needs a folder `a.jpg` in the
+    /// same place. Whichever comes second gives way: a file takes the usual
+    /// suffix (`a_png`); a folder is renamed for all the items below it
+    /// (`a.jpg_dir/b`, then `a.jpg_dir_2/b`…).
     public static func assign(stems: [String], extensions: [String]) -> [String] {
         var used = Set<String>()
+        /// Lower-cased names of output files: every name with every extension.
+        var files = Set<String>()
+        /// Lower-cased folder paths in use.
+        var folders = Set<String>()
+        /// Sanitised folder path → the folder path assigned to it.
+        var renamedFolders: [String: String] = [:]
         var names: [String] = []
         names.reserveCapacity(stems.count)
+
+        func clashes(_ candidate: String) -> Bool {
+            let lower = candidate.lowercased()
+            return used.contains(lower) || outputExtensions.contains { folders.contains(lower + "." + $0) }
+        }
+
         for (stem, ext) in zip(stems, extensions) {
-            let base = sanitise(stem)
+            let base = placeFolders(of: sanitise(stem), files: files, folders: &folders, renamed: &renamedFolders)
             var candidate = base
-            if used.contains(candidate.lowercased()) {
+            if clashes(candidate) {
                 let suffix = sanitiseSegment(ext)
                 if !suffix.isEmpty { candidate = base + "_" + suffix }
                 var n = 2
                 let root = candidate
-                while used.contains(candidate.lowercased()) {
+                while clashes(candidate) {
                     candidate = root + "_\(n)"
                     n += 1
                 }
             }
-            used.insert(candidate.lowercased())
+            let lower = candidate.lowercased()
+            used.insert(lower)
+            for fileExtension in outputExtensions { files.insert(lower + "." + fileExtension) }
             names.append(candidate)
         }
         return names
+    }
+
+    /// `name` with its folders renamed where an earlier item's output file
+    /// has the folder's name; records the folders it uses.
+    private static func placeFolders(
+        of name: String, files: Set<String>, folders: inout Set<String>, renamed: inout [String: String]
+    ) -> String {
+        let segments = name.split(separator: "/").map(String.init)
+        guard segments.count > 1 else { return name }
+        var original = ""
+        var placed = ""
+        for segment in segments.dropLast() {
+            original += (original.isEmpty ? "" : "/") + segment
+            if let earlier = renamed[original] {
+                placed = earlier
+                continue
+            }
+            let wanted = placed + (placed.isEmpty ? "" : "/") + segment
+            var candidate = wanted
+            var n = 1
+            while files.contains(candidate.lowercased()) {
+                candidate = wanted + "_dir" + (n == 1 ? "" : "_\(n)")
+                n += 1
+            }
+            renamed[original] = candidate
+            folders.insert(candidate.lowercased())
+            placed = candidate
+        }
+        return placed + "/" + segments.last!
     }
 
     /// A short stable hash, for truncated names.

@@ -9,13 +9,21 @@ import Glibc
 /// are flushed to disk, and the file is renamed into place. A crash at any
 /// moment leaves either the old file or the new one under the final name,
 /// never a part of one; leftover temporary files are swept by the next run.
+///
+/// Below `root` (OUT), the final name is reached without following links
+/// (`ContainedPath`): a folder inside OUT that is a symbolic link fails the
+/// write instead of sending it elsewhere. A link at the final name itself is
+/// replaced by the rename, never written through.
 public struct AtomicFile: Sendable {
     public let temporaryDirectory: String
+    /// OUT, or nil to place files anywhere by path.
+    public let root: String?
     /// Flush file data to disk before the rename (survives power loss).
     public var synchronise: Bool
 
-    public init(temporaryDirectory: String, synchronise: Bool = true) {
+    public init(temporaryDirectory: String, root: String? = nil, synchronise: Bool = true) {
         self.temporaryDirectory = temporaryDirectory
+        self.root = root
         self.synchronise = synchronise
     }
 
@@ -64,11 +72,29 @@ public struct AtomicFile: Sendable {
     /// Renames a finished temporary file to `path`, creating parent folders
     /// when needed; on failure the temporary file is removed.
     public func place(_ temp: String, at path: String) throws(ItemError) {
+        if let root, path.hasPrefix(root + "/") {
+            return try placeInside(root, temp, at: path, relative: String(path.dropFirst(root.count + 1)))
+        }
         if rename(temp, path) == 0 { return }
         if errno == ENOENT || errno == ENOTDIR {
             _ = makeDirectories((path as NSString).deletingLastPathComponent)
             if rename(temp, path) == 0 { return }
         }
+        let code = errno
+        unlink(temp)
+        throw ItemError.io("cannot write \(path): \(errnoText(code))")
+    }
+
+    /// `place` below OUT: folders opened one by one without following links.
+    private func placeInside(_ root: String, _ temp: String, at path: String, relative: String) throws(ItemError) {
+        let target: ContainedPath
+        do {
+            target = try ContainedPath(relative, under: root, create: true)
+        } catch {
+            unlink(temp)
+            throw ItemError.io("cannot write \(path): \(error.message)")
+        }
+        if renameat(AT_FDCWD, temp, target.folder, target.name) == 0 { return }
         let code = errno
         unlink(temp)
         throw ItemError.io("cannot write \(path): \(errnoText(code))")

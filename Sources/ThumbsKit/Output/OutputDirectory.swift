@@ -25,18 +25,35 @@ public final class OutputDirectory: Sendable {
     /// Creates OUT if needed, takes its lock and sweeps temporary files left by
     /// a run that was killed. Exit 3 when OUT cannot be written or another run
     /// holds it.
+    ///
+    /// OUT itself may be a symbolic link; `.thumbs` and `.thumbs/tmp` inside
+    /// it must be real folders (`ContainedPath`), so that the lock, the
+    /// temporary files and their sweep stay inside OUT.
     public init(path: String, synchronise: Bool = true) throws(RunError) {
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         root = absolute
         stateDirectory = absolute + "/.thumbs"
         temporaryDirectory = stateDirectory + "/tmp"
-        writer = AtomicFile(temporaryDirectory: temporaryDirectory, synchronise: synchronise)
-        if let failure = makeDirectories(temporaryDirectory) {
+        writer = AtomicFile(temporaryDirectory: temporaryDirectory, root: absolute, synchronise: synchronise)
+        if let failure = makeDirectories(absolute) {
             throw .fatal("cannot write to output folder \(path): \(failure); choose another --out or fix its permissions")
         }
-        let fd = open(stateDirectory + "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let stateFolder: Int32, temporaryFolder: Int32
+        do {
+            stateFolder = try ContainedPath.openDirectory(".thumbs", under: absolute, create: true)
+        } catch {
+            throw .fatal("cannot write to output folder \(path): \(error.message)")
+        }
+        defer { close(stateFolder) }
+        do {
+            temporaryFolder = try ContainedPath.openDirectory(".thumbs/tmp", under: absolute, create: true)
+        } catch {
+            throw .fatal("cannot write to output folder \(path): \(error.message)")
+        }
+        defer { close(temporaryFolder) }
+        let fd = openat(stateFolder, "lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else {
-            throw .fatal("cannot write to output folder \(path): \(errnoText()); choose another --out or fix its permissions")
+            throw .fatal("cannot write to output folder \(path): \(stateDirectory)/lock: \(errnoText()); choose another --out or fix its permissions")
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
@@ -49,18 +66,35 @@ public final class OutputDirectory: Sendable {
         lockDescriptor = fd
         // Only the lock holder reaches here, so every temporary file is stale.
         if let leftovers = try? FileManager.default.contentsOfDirectory(atPath: temporaryDirectory) {
-            for name in leftovers { unlink(temporaryDirectory + "/" + name) }
+            for name in leftovers { unlinkat(temporaryFolder, name, 0) }
         }
-        let probe = stateDirectory + "/.probe-\(getpid())"
-        guard FileManager.default.createFile(atPath: probe, contents: Data()) else {
+        let probe = ".probe-\(getpid())"
+        let probeFD = openat(stateFolder, probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard probeFD >= 0 else {
             throw .fatal("cannot write to output folder \(path); choose another --out or fix its permissions")
         }
-        unlink(probe)
+        close(probeFD)
+        unlinkat(stateFolder, probe, 0)
     }
 
     deinit {
         flock(lockDescriptor, LOCK_UN)
         close(lockDescriptor)
+    }
+
+    /// Deletes the output at `relative` (a path from a manifest) without
+    /// following links: a folder on the way that is a link, or a path that
+    /// leaves OUT, is refused. Returns nil when the file is gone (or was
+    /// never there), else why it was not deleted.
+    public func removeOutput(_ relative: String) -> String? {
+        let target: ContainedPath
+        do {
+            target = try ContainedPath(relative, under: root, create: false)
+        } catch {
+            return error.code == ENOENT ? nil : error.message
+        }
+        if unlinkat(target.folder, target.name, 0) == 0 || errno == ENOENT { return nil }
+        return "cannot delete \(absolute(relative)): \(errnoText())"
     }
 
     /// Absolute path of a path relative to OUT.

@@ -4,63 +4,114 @@ import Foundation
 import Glibc
 #endif
 
-/// The bytes of one source file. Ordinary files are read into memory; files
-/// over `mapThreshold` are memory-mapped, so that a huge file costs address
-/// space, not memory. (Mapping small files is slower: every munmap in a
-/// multi-threaded process interrupts the other cores to flush their TLBs.)
+/// The bytes of one source file, read into memory.
+///
+/// Files are read, never memory-mapped: a mapped file that is truncated
+/// while it is read (`cp` over it, a sync tool rewriting it in place) kills
+/// the whole process with SIGBUS, inside the hash or inside a decoder. A read
+/// sees the change instead, and the item fails alone: size and modification
+/// time are taken before and after the read, and when they differ, or the
+/// file ends early, the item fails with `io` ("changed while being read").
+///
+/// Files up to `largeFile` use recycled buffers (`BufferRecycler`); larger
+/// ones get a buffer of their own, given back to the system when done, so a
+/// rare huge file does not stay resident in the recycler.
+///
+/// Only regular files are read: a FIFO, a device or a socket fails at once
+/// (opened without blocking), so `/dev/zero` or a pipe nobody writes to can
+/// neither hang a run nor be read forever.
 ///
 /// Immutable after creation, so it may move between the pool and the task
 /// that waits for it.
 public final class SourceBytes: @unchecked Sendable {
     private let base: UnsafeMutableRawPointer?
-    private let mapped: Bool
+    private let storage: Storage
     public let count: Int
 
-    /// Files larger than this are mapped rather than read.
-    static let mapThreshold = 16 << 20
+    private enum Storage { case none, recycled, own(capacity: Int) }
 
-    /// Maps `path` read-only. Throws `io` for a file that cannot be opened.
+    /// Files larger than this get a buffer of their own (an anonymous
+    /// mapping, unmapped when done) instead of a recycled one.
+    static let largeFile = 16 << 20
+
+    /// Points in `init(path:)` where tests change the file under the reader.
+    enum Stage: Sendable { case willOpen, opened, read }
+
+    /// Called at every `Stage` with the path; nil except in tests.
+    static let testHook = TestHook()
+
+    /// Reads `path`. Throws `io` for a file that cannot be opened, is not a
+    /// regular file, or changes while it is read.
     public init(path: String) throws(ItemError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        Self.testHook.call(path, .willOpen)
+        // O_NONBLOCK: opening a FIFO must not wait for a writer.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw ItemError.io("cannot open \(path): \(errnoText())") }
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw ItemError.io("cannot read \(path): \(errnoText())") }
-        let size = Int(info.st_size)
+        var before = stat()
+        guard fstat(fd, &before) == 0 else { throw ItemError.io("cannot read \(path): \(errnoText())") }
+        guard before.st_mode & S_IFMT == S_IFREG else {
+            throw ItemError.io("cannot read \(path): \(Self.kind(of: before)), not a regular file")
+        }
+        Self.testHook.call(path, .opened)
+        let size = Int(before.st_size)
         guard size > 0 else {
             base = nil
-            mapped = false
+            storage = .none
             count = 0
             return
         }
-        if size > Self.mapThreshold {
-            let region = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0)
-            guard let region, region != MAP_FAILED else { throw ItemError.io("cannot read \(path): \(errnoText())") }
-            base = region
-            mapped = true
-            count = size
-            return
+        let buffer: UnsafeMutableRawPointer
+        let owner: Storage
+        if size > Self.largeFile {
+            let region = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+            guard let region, region != MAP_FAILED else {
+                throw ItemError.io("cannot read \(path): no memory for \(size) bytes (\(errnoText()))")
+            }
+            buffer = region
+            owner = .own(capacity: size)
+        } else {
+            buffer = BufferRecycler.shared.take(size)
+            owner = .recycled
         }
-        let buffer = BufferRecycler.shared.take(size)
+        func release() {
+            if case .own(let capacity) = owner { munmap(buffer, capacity) } else { BufferRecycler.shared.give(buffer) }
+        }
         var offset = 0
         while offset < size {
             let n = read(fd, buffer + offset, size - offset)
             if n < 0 && errno == EINTR { continue }
-            if n <= 0 {
+            if n < 0 {
                 let code = errno
-                BufferRecycler.shared.give(buffer)
-                throw ItemError.io("cannot read \(path): \(n == 0 ? "the file shrank while reading" : errnoText(code))")
+                release()
+                throw ItemError.io("cannot read \(path): \(errnoText(code))")
+            }
+            if n == 0 {
+                release()
+                throw Self.changed(path, detail: "it ended after \(offset) of \(size) bytes")
             }
             offset += n
         }
+        Self.testHook.call(path, .read)
+        var after = stat()
+        if fstat(fd, &after) != 0 || after.st_size != before.st_size
+            || after.st_mtim.tv_sec != before.st_mtim.tv_sec || after.st_mtim.tv_nsec != before.st_mtim.tv_nsec {
+            release()
+            throw Self.changed(path, detail: after.st_size != before.st_size
+                ? "its size went from \(before.st_size) to \(after.st_size) bytes" : "it was modified")
+        }
         base = buffer
-        mapped = false
+        storage = owner
         count = size
     }
 
     deinit {
         guard let base else { return }
-        if mapped { munmap(base, count) } else { BufferRecycler.shared.give(base) }
+        switch storage {
+        case .none: break
+        case .recycled: BufferRecycler.shared.give(base)
+        case .own(let capacity): munmap(base, capacity)
+        }
     }
 
     public func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
@@ -70,6 +121,42 @@ public final class SourceBytes: @unchecked Sendable {
     /// Hex SHA-256 of the bytes.
     public func sha256() -> String {
         withBytes { SHA256Hex.of($0) }
+    }
+
+    private static func changed(_ path: String, detail: String) -> ItemError {
+        ItemError.io("\(path) changed while being read (\(detail)); it is read again on the next run")
+    }
+
+    private static func kind(of info: stat) -> String {
+        switch info.st_mode & S_IFMT {
+        case S_IFIFO: "a FIFO (named pipe)"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        case S_IFDIR: "a folder"
+        default: "a special file"
+        }
+    }
+
+    /// A closure tests install to act between the steps of a read (truncate
+    /// the file after it was opened, delete it before). Unset in a real run:
+    /// then each call costs one lock.
+    final class TestHook: @unchecked Sendable {
+        private let lock = NSLock()
+        private var body: (@Sendable (String, Stage) -> Void)?
+
+        func set(_ body: (@Sendable (String, Stage) -> Void)?) {
+            lock.lock()
+            self.body = body
+            lock.unlock()
+        }
+
+        func call(_ path: String, _ stage: Stage) {
+            lock.lock()
+            let body = self.body
+            lock.unlock()
+            body?(path, stage)
+        }
     }
 }
 

@@ -157,7 +157,7 @@ struct ItemProcessor: Sendable {
         case .follower(let leader):
             guard leader.error == nil else {
                 var record = record(item, sha: sha, outcome: leader, status: .failed)
-                record.error = ErrorRecord(code: leader.error!.code.rawValue, message: "same bytes as \(leader.leaderID): \(leader.error!.message)")
+                record.error = ErrorRecord(ItemError(leader.error!.code, "same bytes as \(leader.leaderID): \(leader.error!.message)"))
                 return record
             }
             let out = self.out

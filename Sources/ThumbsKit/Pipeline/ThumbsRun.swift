@@ -51,6 +51,7 @@ public struct ThumbsRun: Sendable {
             ? PreviousRun.empty
             : PreviousRun.load(manifestPath: out.manifestPath, journalPath: out.journalPath, settings: options.output)
         let loadSeconds = Self.seconds(since: loadStart)
+        previous.warnIfUnreadable(console, manifestPath: out.manifestPath)
         let journal = Journal(path: out.journalPath)
         try journal.open(settings: options.output, keepExisting: previous.resumed)
 
@@ -261,12 +262,20 @@ public struct ThumbsRun: Sendable {
         }
     }
 
+    /// Deletes the outputs of sources gone since the last run, never through
+    /// a link inside OUT nor outside it (`OutputDirectory.removeOutput`).
     private func prune(_ gone: [String], previous: PreviousRun, keeping items: [ManifestItem], out: OutputDirectory) {
         let kept = Set(items.flatMap { $0.outputs.map(\.path) })
+        var refused: [String] = []
         for id in gone {
             for output in previous.items[id]?.outputs ?? [] where !kept.contains(output.path) {
-                unlink(out.absolute(output.path))
+                if let problem = out.removeOutput(output.path) { refused.append(problem) }
             }
+        }
+        if let first = refused.first {
+            console.event("prune-refused", level: .warning,
+                          "\(refused.count) output\(refused.count == 1 ? "" : "s") of gone sources not deleted: \(first)",
+                          fields: ["count": .number(Double(refused.count)), "first": .string(first)])
         }
     }
 
@@ -276,6 +285,7 @@ public struct ThumbsRun: Sendable {
         let previous = PreviousRun.load(
             manifestPath: OutputDirectory.manifestPath(in: outRoot), journalPath: OutputDirectory.journalPath(in: outRoot),
             settings: options.output)
+        if !options.force { previous.warnIfUnreadable(console, manifestPath: OutputDirectory.manifestPath(in: outRoot)) }
         var unchanged = 0
         for item in items {
             let targets = options.output.sizes.map { "\($0.label)/\(item.outputName).\(options.output.format.fileExtension)" }

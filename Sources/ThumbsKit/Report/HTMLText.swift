@@ -4,11 +4,16 @@
 /// Everything from a manifest is hostile input (ids come from file names and
 /// photo lists): it only ever reaches the page through these functions.
 extension String {
-    /// Appends `text` with `& < > " '` escaped, and control characters other
-    /// than tab, newline and carriage return (invalid in HTML) replaced by U+FFFD.
+    /// Appends `text` with `& < > " '` escaped, control characters other
+    /// than tab, newline and carriage return (invalid in HTML) replaced by
+    /// U+FFFD, and bidirectional controls shown as text (`<U+202E>`), so that
+    /// a name cannot read backwards (an entity like `&#x202E;` would still act).
     mutating func appendEscaped(_ text: String) {
+        // 0xC2, 0xD8 and 0xE2 lead the UTF-8 of the C1 controls, of U+061C
+        // and of U+200E…U+2069.
         guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<")
-                || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'") }) else {
+                || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'")
+                || $0 == 0xC2 || $0 == 0xD8 || $0 == 0xE2 }) else {
             append(text)
             return
         }
@@ -23,6 +28,8 @@ extension String {
             default:
                 if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
                     append("\u{FFFD}")
+                } else if VisibleText.isBidiControl(scalar) {
+                    append("&lt;" + VisibleText.codePoint(scalar).dropFirst().dropLast() + "&gt;")
                 } else {
                     unicodeScalars.append(scalar)
                 }

@@ -2,13 +2,16 @@ import Foundation
 import XCTest
 @testable import ThumbsKit
 
-/// Issue 4, point 4: every broken or hostile input ends as a correct
-/// thumbnail or as one failed item with the right code, and the run goes on.
+/// Issue 4, point 4, and issue 14: every broken or hostile input ends as a
+/// correct thumbnail or as one failed item with the right code, and the run
+/// goes on. Nothing here depends on who runs it: every case holds for root.
 final class HostileInputTests: XCTestCase {
     func testHostileCorpus() async throws {
         let root = TestImages.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
         let expect = try HostileCorpus.write(into: root + "/in")
+        SourceBytes.testHook.set(HostileCorpus.hook(for: root + "/in"))
+        defer { SourceBytes.testHook.set(nil) }
         let outcome = try await runThumbs([root + "/in"], out: root + "/out") { $0.maxFailures = .percent(100) }
         XCTAssertEqual(outcome.status, .success)
         let manifest = try readManifest(root + "/out")
@@ -39,6 +42,24 @@ final class HostileInputTests: XCTestCase {
         // The bombs were refused from their headers, before decoding.
         let bomb = try XCTUnwrap(manifest.item("bomb.png"))
         XCTAssertTrue(bomb.error?.message.contains("--max-pixels") ?? false, bomb.error?.message ?? "")
+        // What changed under the reader, and what a blocked loader reads,
+        // say so.
+        for id in [HostileCorpus.vanishing, HostileCorpus.shrinking] {
+            let message = manifest.item(id)?.error?.message ?? ""
+            XCTAssertTrue(message.contains("No such file") || message.contains("changed while being read"), "\(id): \(message)")
+        }
+        XCTAssertTrue(manifest.item("everyday.bmp")?.error?.message.contains("--allow-untrusted") ?? false)
+        // Every message is short enough to read.
+        for item in manifest.items {
+            XCTAssertLessThanOrEqual(item.error?.message.count ?? 0, MessageFolding.limit, item.id)
+        }
+        // The file and the folder that wanted one name both have their own.
+        let clashPaths = ["clash.png", "clash.jpg/inner.jpg"].compactMap { manifest.item($0)?.outputs.first?.path }
+        XCTAssertEqual(Set(clashPaths).count, 2, "\(clashPaths)")
+        // The report shows the bidi control as text.
+        let html = try String(contentsOfFile: root + "/out/report.html", encoding: .utf8)
+        XCTAssertTrue(html.contains("right&lt;U+202E&gt;gpj.exe.png"))
+        XCTAssertFalse(html.unicodeScalars.contains("\u{202E}"))
         // Nothing was written outside OUT's size folder, and no temporary file remains.
         let written = FileManager.default.enumerator(atPath: root + "/out")!.compactMap { $0 as? String }
         XCTAssertTrue(written.allSatisfy { $0.hasPrefix("256") || $0.hasPrefix(".thumbs") || ["manifest.json", "stats.json", "report.html"].contains($0) }, "\(written)")

@@ -1,0 +1,123 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Folders below OUT, opened one component at a time without following
+/// symbolic links, so that nothing is ever created, replaced or deleted
+/// outside OUT.
+///
+/// A plain `rename(temp, "OUT/256/sub/a.jpg")` follows every link on the
+/// way: with `OUT/256` a link to `/srv/photos`, the thumbnail lands in
+/// `/srv/photos/sub/a.jpg`, and a prune deletes there. Here each folder is
+/// opened with `openat(…, O_NOFOLLOW | O_DIRECTORY)` from the descriptor of
+/// the one above it, starting at OUT; a component that is a link (or not a
+/// folder) stops the operation with a message that names it. The final name
+/// is then used with `renameat`/`unlinkat` relative to its folder's
+/// descriptor: a link at the final name is replaced or removed itself, never
+/// what it points to.
+///
+/// OUT itself may be a link (the user named it); only what is inside is
+/// checked. Relative paths with `..`, `.`, empty or absolute components are
+/// refused: they come from manifests, which may be hostile too.
+final class ContainedPath {
+    /// The folder holding the final name (a descriptor this value owns).
+    let folder: Int32
+    /// The last component of the path.
+    let name: String
+
+    /// Why a path could not be reached inside OUT.
+    struct Refusal: Error {
+        var message: String
+        /// The system's error number, when one caused the refusal
+        /// (ENOENT: a folder on the way does not exist).
+        var code: Int32 = 0
+    }
+
+    /// Opens the folder of `relative` below `root`, creating missing
+    /// folders when `create` is set.
+    init(_ relative: String, under root: String, create: Bool) throws(Refusal) {
+        let components = try Self.components(of: relative)
+        var fd = try Self.openRoot(root)
+        for (index, component) in components.dropLast().enumerated() {
+            let shown = components[...index].joined(separator: "/")
+            do {
+                let next = try Self.openFolder(component, in: fd, shown: shown, create: create)
+                close(fd)
+                fd = next
+            } catch {
+                close(fd)
+                throw error
+            }
+        }
+        folder = fd
+        name = components.last!
+    }
+
+    deinit { close(folder) }
+
+    /// Opens (creating when asked) the folder `relative` itself below `root`
+    /// and returns its descriptor; the caller closes it.
+    static func openDirectory(_ relative: String, under root: String, create: Bool) throws(Refusal) -> Int32 {
+        let components = try Self.components(of: relative)
+        var fd = try openRoot(root)
+        for (index, component) in components.enumerated() {
+            let shown = components[...index].joined(separator: "/")
+            do {
+                let next = try openFolder(component, in: fd, shown: shown, create: create)
+                close(fd)
+                fd = next
+            } catch {
+                close(fd)
+                throw error
+            }
+        }
+        return fd
+    }
+
+    private static func components(of relative: String) throws(Refusal) -> [String] {
+        let components = relative.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard !relative.hasPrefix("/"), !components.isEmpty,
+              components.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." })
+        else {
+            throw Refusal(message: "\(relative) is not a plain path inside the output folder")
+        }
+        return components
+    }
+
+    private static func openRoot(_ root: String) throws(Refusal) -> Int32 {
+        let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw Refusal(message: "cannot open the output folder \(root): \(errnoText())") }
+        return fd
+    }
+
+    private static func openFolder(_ name: String, in parent: Int32, shown: String, create: Bool) throws(Refusal) -> Int32 {
+        for attempt in 0..<2 {
+            let fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            if fd >= 0 { return fd }
+            let code = errno
+            if code == ENOENT && create && attempt == 0 {
+                // EEXIST: made by another thread meanwhile; open it again.
+                if mkdirat(parent, name, 0o755) == 0 || errno == EEXIST { continue }
+                throw Refusal(message: "cannot create folder \(shown) in the output folder: \(errnoText())", code: errno)
+            }
+            throw Refusal(message: describeFailure(name, in: parent, shown: shown, code: code), code: code)
+        }
+        throw Refusal(message: "cannot open folder \(shown) in the output folder: \(errnoText())", code: errno)
+    }
+
+    /// Words for an `openat` that failed: a link, a file where a folder
+    /// should be, or the system's reason.
+    private static func describeFailure(_ name: String, in parent: Int32, shown: String, code: Int32) -> String {
+        var info = stat()
+        if code == ELOOP || code == ENOTDIR, fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW) == 0 {
+            if info.st_mode & S_IFMT == S_IFLNK {
+                return "\(shown) in the output folder is a symbolic link, and thumbs never writes or deletes through links there (replace it with a real folder)"
+            }
+            if info.st_mode & S_IFMT != S_IFDIR {
+                return "\(shown) in the output folder is a file where thumbs needs a folder"
+            }
+        }
+        return "cannot open folder \(shown) in the output folder: \(errnoText(code))"
+    }
+}
