@@ -33,6 +33,12 @@ public struct ThumbsRun: Sendable {
 
         let started = Date()
         let clock = ContinuousClock.now
+        // Listening before the lists are read: Ctrl-C there exits 130 too.
+        interrupt.install { [console] in
+            console.event("interrupt", level: .warning,
+                          "interrupted: no new downloads; finishing the images in flight, then writing the manifest (press Ctrl-C again to stop at once)")
+        }
+        defer { interrupt.uninstall() }
         var discovered = try await discover()
         if let shard = options.shard {
             discovered.items = discovered.items.filter { ShardPartition.contains($0.id, shard: shard) }
@@ -59,12 +65,6 @@ public struct ThumbsRun: Sendable {
                         + (previous.resumed ? " (resuming an unfinished run)" : ""),
                       fields: ["images": .number(Double(items.count)), "out": .string(out.root),
                                "jobs": .number(Double(jobs)), "resumed": .bool(previous.resumed)])
-
-        interrupt.install { [console] in
-            console.event("interrupt", level: .warning,
-                          "interrupted: finishing the images in flight, then writing the manifest (press Ctrl-C again to stop at once)")
-        }
-        defer { interrupt.uninstall() }
 
         var records = await processAll(items, previous: previous, out: out, journal: journal,
                                        fetcher: discovered.fetcher, clock: clock)
@@ -160,6 +160,7 @@ public struct ThumbsRun: Sendable {
                 next += 1
             }
             while let (index, record) = await group.next() {
+                if RemoteInterruption.isAbandoned(record) { continue }  // not reached: left off the record
                 records[index] = record
                 if record.status != .unchanged { journal.append(record) }
                 done += 1
@@ -208,7 +209,7 @@ public struct ThumbsRun: Sendable {
         let files = options.sources.filter { !SourceResolver.isList($0) }
         var discovered = Discovered(items: [], ignored: 0)
         if !lists.isEmpty {
-            let fetched = try await ListSources.resolve(lists, options: options, console: console)
+            let fetched = try await ListSources.resolve(lists, options: options, console: console, interrupt: interrupt)
             discovered.items += fetched.items
             discovered.fetcher = fetched.fetcher
             discovered.downloadCounters = fetched.counters
