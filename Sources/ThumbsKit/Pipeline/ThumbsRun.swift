@@ -210,7 +210,7 @@ public struct ThumbsRun: Sendable {
         var discovered = Discovered(items: [], ignored: 0)
         if !lists.isEmpty {
             let fetched = try await ListSources.resolve(lists, options: options, console: console, interrupt: interrupt)
-            discovered.items += fetched.items
+            discovered.items = fetched.items  // not `+=`: a copy of a million items
             discovered.fetcher = fetched.fetcher
             discovered.downloadCounters = fetched.counters
         }
@@ -259,7 +259,7 @@ public struct ThumbsRun: Sendable {
     }
 
     private func dryRun(_ items: [SourceItem], ignored: Int) -> Outcome {
-        var lines: [String] = []
+        var lines = ""  // written 64 KB at a time: a million lines are never held at once
         let outRoot = options.outputDirectory
         let previous = PreviousRun.load(
             manifestPath: OutputDirectory.manifestPath(in: outRoot), journalPath: OutputDirectory.journalPath(in: outRoot),
@@ -272,9 +272,10 @@ public struct ThumbsRun: Sendable {
                 action = "unchanged"
                 unchanged += 1
             }
-            lines.append("\(action)\t\(item.source)\t→ \(targets.joined(separator: ", "))")
+            lines += "\(action)\t\(item.source)\t→ \(targets.joined(separator: ", "))\n"
+            if lines.utf8.count >= 1 << 16 { FileHandle.standardOutput.write(Data(lines.utf8)); lines = "" }
         }
-        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + (lines.isEmpty ? "" : "\n")).utf8))
+        FileHandle.standardOutput.write(Data(lines.utf8))
         console.summary(["dry run: \(items.count) images (\(items.count - unchanged) to process, \(unchanged) unchanged, \(ignored) other files ignored); nothing written"])
         return Outcome(status: .success, manifest: nil, statistics: nil)
     }
