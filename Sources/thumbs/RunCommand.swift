@@ -75,7 +75,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Retries of a failed download (5xx, 429, network).", valueName: "n"))
     var retries: Int = 3
 
-    @Option(help: ArgumentHelp("Per-request timeout in seconds.", valueName: "s"))
+    @Option(help: ArgumentHelp("Seconds a whole request (headers and body) may take.", valueName: "s"))
     var timeout: Double = 30
 
     @Option(help: ArgumentHelp("Refuse images with more pixels than this, before decoding.", valueName: "n"))

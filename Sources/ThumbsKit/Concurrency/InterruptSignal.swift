@@ -7,11 +7,19 @@ import Glibc
 /// Turns Ctrl-C and SIGTERM into a flag the pipeline checks before starting
 /// new work: images in flight finish, the manifest is written, exit 130.
 /// A second signal ends the process at once (finished items are journaled).
+///
+/// Downloads do not wait for the flag to be checked: `wait()` returns the
+/// moment the signal arrives, and `HTTPSession` races every request against
+/// it, so a transfer in flight is cancelled at once and no request or retry
+/// starts afterwards.
 public final class InterruptSignal: @unchecked Sendable {
     private let lock = NSLock()
     private var raised = false
     private var sources: [DispatchSourceSignal] = []
     private var onFirst: (@Sendable () -> Void)?
+    /// Tasks in `wait()`, resumed by the first signal.
+    private var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    private var nextWaiter: UInt64 = 0
 
     public init() {}
 
@@ -36,13 +44,42 @@ public final class InterruptSignal: @unchecked Sendable {
     /// Raises the flag as a signal would (tests use this).
     public func raise() { receive() }
 
+    /// Returns when the flag is raised (at once if it already is), or when
+    /// the calling task is cancelled.
+    func wait() async {
+        let key = lock.withLock {
+            nextWaiter += 1
+            return nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                lock.lock()
+                if raised || Task.isCancelled {
+                    lock.unlock()
+                    continuation.resume()
+                } else {
+                    waiters[key] = continuation
+                    lock.unlock()
+                }
+            }
+        } onCancel: {
+            lock.lock()
+            let waiter = waiters.removeValue(forKey: key)
+            lock.unlock()
+            waiter?.resume()
+        }
+    }
+
     private func receive() {
         lock.lock()
         let first = !raised
         raised = true
         let handler = onFirst
+        let woken = waiters.values
+        waiters = [:]
         lock.unlock()
         if first {
+            for waiter in woken { waiter.resume() }
             handler?()
         } else {
             exit(ExitStatus.interrupted.rawValue)

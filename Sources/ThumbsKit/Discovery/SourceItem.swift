@@ -18,8 +18,9 @@ public struct SourceItem: Sendable, Hashable {
         case file(path: String, size: Int64, modified: Double)
         /// A file on disk that could not be examined (unreadable, a link loop).
         case unreadable(path: String, reason: String)
-        /// An image behind a URL, from a photo list.
-        case remote(url: String, meta: [String: JSONValue])
+        /// An image behind a URL, from a photo list; `meta` holds the list
+        /// entry's own fields, packed (a million entries are held at once).
+        case remote(url: String, meta: EntryMeta)
     }
 
     public init(id: String, source: String, outputName: String = "", origin: Origin) {

@@ -4,7 +4,9 @@ extension HTTPSession {
     /// Runs `attempt` until it succeeds, fails for good, or `--retries` is
     /// spent, sleeping per `RetryPolicy` in between (outside any download
     /// slot, so other downloads go on meanwhile). Returns the last result and
-    /// the number of attempts made.
+    /// the number of attempts made. After Ctrl-C or SIGTERM no retry starts:
+    /// the wait is cut short and `.interruptedRequest` is returned (`get` itself
+    /// starts no request after the signal either).
     func withRetries<T: Sendable>(
         _ url: String, _ attempt: @Sendable () async -> Result<T, TransferFailure>
     ) async -> (result: Result<T, TransferFailure>, attempts: Int) {
@@ -21,6 +23,8 @@ extension HTTPSession {
                 failure.message += "; the server asks to retry after \(Int(asked)) s, longer than thumbs waits (\(Int(retry.maxRetryAfter)) s)"
                 return (.failure(failure), attempts)
             }
+            // A retry is a new request: after a signal the item is abandoned.
+            if interrupt.isRaised { return (.failure(.interruptedRequest), attempts) }
             let delay = retry.delay(afterAttempt: attempts, retryAfter: failure.retryAfter)
             await tally.retry()
             let level: Console.Level = console.format == .json ? .info : .debug
@@ -29,7 +33,7 @@ extension HTTPSession {
                           fields: ["url": .string(url), "attempt": .number(Double(attempts + 1)),
                                    "delaySeconds": .number((delay * 1000).rounded() / 1000),
                                    "message": .string(failure.message)])
-            try? await Task.sleep(for: .seconds(delay))
+            await RequestDeadline.sleep(seconds: delay, interrupt: interrupt)
         }
     }
 }

@@ -17,9 +17,14 @@ import Glibc
 /// from `deinit`, so no path leaves a running client behind.
 final class HTTPSession: Sendable {
     let client: HTTPClient
-    /// `--timeout`: to connect, to receive the response head, and at most
-    /// this long without a byte while the body streams.
+    /// `--timeout`: seconds one request may take as a whole, from connecting
+    /// to the last byte of the body (each redirect hop is a request).
+    /// Enforced by `RequestDeadline`; the client's own timeouts are set a
+    /// second longer, as a backstop.
     let timeout: Double
+    /// Ctrl-C and SIGTERM: no request starts after it, and requests in
+    /// flight are cancelled (`RequestDeadline`).
+    let interrupt: InterruptSignal
     /// `--max-bytes`, for the Content-Length and for what actually arrives.
     let maxBytes: Int64
     let retry: RetryPolicy
@@ -34,8 +39,9 @@ final class HTTPSession: Sendable {
     let userAgent = "thumbs/\(ThumbsVersion.current)"
     private let closed = Latch()
 
-    init(options: RunOptions, console: Console) throws(RunError) {
+    init(options: RunOptions, console: Console, interrupt: InterruptSignal = InterruptSignal()) throws(RunError) {
         timeout = options.timeout
+        self.interrupt = interrupt
         maxBytes = Int64(options.maxBytes)
         retry = RetryPolicy(retries: max(0, options.retries))
         limiter = HostRateLimiter(requestsPerSecond: options.rate)
@@ -50,7 +56,7 @@ final class HTTPSession: Sendable {
         }
         temporaryDirectory = folder
 
-        let limit = TimeAmount.nanoseconds(Int64((options.timeout * 1e9).rounded()))
+        let limit = TimeAmount.nanoseconds(Int64((options.timeout * 1e9).rounded())) + .seconds(1)
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,  // followed by hand: see `HTTPSession.get`
             timeout: .init(connect: limit, read: limit),

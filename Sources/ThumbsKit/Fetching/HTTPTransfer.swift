@@ -42,11 +42,23 @@ struct TransferFailure: Error, Sendable {
     var retryAfter: Double? = nil
     var status: Int? = nil
     var bytes: Int64 = 0
+    /// Ended by Ctrl-C or SIGTERM: the item is abandoned, not failed.
+    var interrupted = false
+
+    /// A request that Ctrl-C or SIGTERM stopped, or kept from starting.
+    static let interruptedRequest = TransferFailure(
+        code: .download, message: RemoteInterruption.message, retryable: false, interrupted: true)
 }
 
 extension HTTPSession {
     /// One GET, following at most 5 redirects and only to http and https,
     /// with `--timeout`, `--max-bytes` and `--rate` applied to every hop.
+    ///
+    /// `--timeout` bounds each hop as a whole: connecting, the response head
+    /// and the entire body must be done within it (`RequestDeadline`), so a
+    /// server that trickles its body cannot hold a download slot or the list
+    /// read for longer. After Ctrl-C or SIGTERM no hop starts, and a hop in
+    /// flight is cancelled at once unless its body is already complete.
     ///
     /// Redirects are followed here rather than by AsyncHTTPClient so that
     /// each hop is checked (AsyncHTTPClient would also follow `http+unix:`),
@@ -62,23 +74,25 @@ extension HTTPSession {
             if let problem = RemoteURL.problem(current) {
                 return .failure(TransferFailure(code: chain.count > 1 ? .download : .unsupported, message: problem, retryable: false))
             }
-            await limiter.wait(for: RemoteURL.host(of: current) ?? "")
+            let host = RemoteURL.host(of: current) ?? "", limiter = self.limiter
+            _ = await RequestDeadline.run(seconds: nil, interrupt: interrupt) { await limiter.wait(for: host) }
+            if interrupt.isRaised { return .failure(.interruptedRequest) }
             await tally.request()
-            var request = HTTPClientRequest(url: current)
-            request.headers.add(name: "User-Agent", value: userAgent)
-            request.headers.add(name: "Accept", value: accept)
-            request.headers.add(contentsOf: extra)
-            let response: HTTPClientResponse
-            do {
-                response = try await client.execute(request, deadline: .now() + timeAmount)
-            } catch {
-                return .failure(networkFailure(error, url: current, received: 0, expected: nil))
+            let hop = current
+            let (outcome, stoppedBy) = await RequestDeadline.run(seconds: timeout, interrupt: interrupt) {
+                await self.exchange(hop, headers: extra, accept: accept, into: target, wantsImage: wantsImage)
             }
-            let status = Int(response.status.code)
-            await tally.response(status: status)
-
-            if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "location") {
-                await discard(response.body)
+            switch (outcome, stoppedBy) {
+            case (.done(.success(let response)), _):
+                // Complete, even if a stop came as the last bytes arrived.
+                return .success(response)
+            case (.done(.failure(let failure)), nil):
+                return .failure(failure)
+            case (.done(.failure(let failure)), let stop?):
+                return .failure(stopped(by: stop, url: hop, status: failure.status, received: failure.bytes))
+            case (.redirect(let status, _), let stop?):
+                return .failure(stopped(by: stop, url: hop, status: status, received: 0))
+            case (.redirect(let status, let location), nil):
                 guard let next = URL(string: location, relativeTo: URL(string: current))?.absoluteURL.absoluteString else {
                     return .failure(TransferFailure(
                         code: .download, message: "\(current) redirects to \(RemoteURL.quoted(location)), which is not a URL",
@@ -101,21 +115,65 @@ extension HTTPSession {
                 }
                 chain.append(next)
                 current = next
-                continue
             }
-            if status == 304 {
-                await discard(response.body)
-                return .success(TransferResponse(status: status, headers: response.headers, url: current, bytes: 0))
-            }
-            guard (200..<300).contains(status) else {
-                await discard(response.body)
-                let retryAfter = response.headers.first(name: "retry-after").flatMap { RetryPolicy.retryAfter($0) }
-                return .failure(TransferFailure(
-                    code: .download, message: "\(current) answered HTTP \(status) \(response.status.reasonPhrase)",
-                    retryable: status >= 500 || status == 429 || status == 408,
-                    retryAfter: retryAfter, status: status))
-            }
-            return await receive(response, url: current, into: target, wantsImage: wantsImage)
+        }
+    }
+
+    /// What one hop gave: a final answer, or a redirect to follow.
+    private enum Hop: Sendable {
+        case done(Result<TransferResponse, TransferFailure>)
+        case redirect(status: Int, location: String)
+    }
+
+    /// One request and its whole response (run under `RequestDeadline`).
+    private func exchange(
+        _ url: String, headers extra: HTTPHeaders, accept: String, into target: BodyTarget, wantsImage: Bool
+    ) async -> Hop {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "User-Agent", value: userAgent)
+        request.headers.add(name: "Accept", value: accept)
+        request.headers.add(contentsOf: extra)
+        let response: HTTPClientResponse
+        do {
+            // Only a backstop: `RequestDeadline` ends the request first.
+            response = try await client.execute(request, deadline: .now() + timeAmount + .seconds(1))
+        } catch {
+            return .done(.failure(networkFailure(error, url: url, received: 0, expected: nil)))
+        }
+        let status = Int(response.status.code)
+        await tally.response(status: status)
+
+        if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "location") {
+            await discard(response.body)
+            return .redirect(status: status, location: location)
+        }
+        if status == 304 {
+            await discard(response.body)
+            return .done(.success(TransferResponse(status: status, headers: response.headers, url: url, bytes: 0)))
+        }
+        guard (200..<300).contains(status) else {
+            await discard(response.body)
+            let retryAfter = response.headers.first(name: "retry-after").flatMap { RetryPolicy.retryAfter($0) }
+            return .done(.failure(TransferFailure(
+                code: .download, message: "\(url) answered HTTP \(status) \(response.status.reasonPhrase)",
+                retryable: status >= 500 || status == 429 || status == 408,
+                retryAfter: retryAfter, status: status)))
+        }
+        return .done(await receive(response, url: url, into: target, wantsImage: wantsImage))
+    }
+
+    /// The failure of a hop that `--timeout` or a signal ended.
+    private func stopped(by stop: RequestStop, url: String, status: Int?, received: Int64) -> TransferFailure {
+        switch stop {
+        case .interrupt:
+            return .interruptedRequest
+        case .timeout:
+            let what = status == nil
+                ? "no answer within \(timeoutText)"
+                : "the response did not arrive whole within \(timeoutText) (\(received) bytes of the body received)"
+            return TransferFailure(
+                code: .download, message: "\(url): \(what)",
+                retryable: true, status: status, bytes: received)
         }
     }
 

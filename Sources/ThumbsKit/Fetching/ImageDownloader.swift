@@ -67,6 +67,9 @@ struct ImageDownloader: RemoteFetching {
             return .downloaded(file: file, download: DownloadRecord(
                 url: url, status: response.status, bytes: response.bytes, attempts: attempts, ms: ms,
                 etag: response.etag, lastModified: response.lastModified))
+        case .failure(let failure) where failure.interrupted:
+            // Abandoned, not failed: see `RemoteInterruption`.
+            return .failed(ItemError(failure.code, failure.message), nil)
         case .failure(let failure):
             await session.tally.imageFailed()
             return .failed(ItemError(failure.code, failure.message), DownloadRecord(

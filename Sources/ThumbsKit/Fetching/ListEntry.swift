@@ -7,13 +7,13 @@ struct ListEntry: Sendable, Hashable {
     /// The image URL as the list gives it (resolved against a remote list's
     /// URL when relative); nil when the entry names none.
     var url: String?
-    /// The entry's own fields (see `ListParser.meta(of:)`).
-    var meta: [String: JSONValue]
+    /// The entry's own fields (see `ListParser.meta(of:)`), packed.
+    var meta: EntryMeta
 
     init(id: String? = nil, url: String?, meta: [String: JSONValue] = [:]) {
         self.id = id
         self.url = url
-        self.meta = meta
+        self.meta = meta.isEmpty ? .empty : EntryMeta(meta, url: url)
     }
 
     /// The item id: the entry's id, else the last path segment of its URL.

@@ -34,6 +34,12 @@ enum ListParser {
         var bytes = data[...]
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         guard let first = bytes.first(where: { !isWhitespace($0) }) else { return [] }
+        // An array (the usual big list) is read a batch of entries at a time;
+        // the whole-text parse below is for the other shapes, and for the
+        // message when the array is not valid JSON.
+        if first == UInt8(ascii: "["), let entries = try? ListArrayStream.parse(bytes, urlField: urlField, base: base) {
+            return entries
+        }
         switch first {
         case UInt8(ascii: "["), UInt8(ascii: "{"):
             let whole: JSONValue

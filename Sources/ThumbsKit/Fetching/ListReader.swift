@@ -28,6 +28,10 @@ struct ListReader: Sendable {
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
             return try await readRemote(source)
         }
+        // A JSON array is read from the file a megabyte at a time, never whole.
+        if let entries = try? ListArrayStream.parse(file: source, urlField: urlField, base: nil) {
+            return .entries(entries)
+        }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: source))
@@ -51,7 +55,9 @@ struct ListReader: Sendable {
     /// page number), a `next` already visited, or `--max-pages`. Picsum
     /// advertises `next` after its last page, so that page is read, found
     /// empty, and ends the list without an error. A 404 or 410 after the
-    /// first page ends it too; anything else unreadable is fatal.
+    /// first page ends it too; anything else unreadable is fatal, and so is a
+    /// `next` link that is not http(s) (named with the page that gave it).
+    /// Ctrl-C or SIGTERM while a page is read ends the read with exit 130.
     private func readRemote(_ url: String) async throws(RunError) -> Content {
         var entries: [ListEntry] = []
         var seen = Set<ListEntry>()
@@ -71,6 +77,10 @@ struct ListReader: Sendable {
             case .success(let ok):
                 response = ok
             case .failure(let failure):
+                if failure.interrupted {
+                    let which = pages == 0 ? "the photo list \(url)" : "page \(pages + 1) of the photo list \(url)"
+                    throw RunError(.interrupted, "interrupted while reading \(which); nothing was processed or written")
+                }
                 if pages > 0, let status = failure.status, status == 404 || status == 410 {
                     console.event("list-end", level: .warning,
                                   "\(pageURL) answered HTTP \(status); the list \(url) ends after \(pages) pages")
@@ -84,21 +94,31 @@ struct ListReader: Sendable {
             }
             pages += 1
             await session.tally.page()
+            // Taken before parsing, so that the page's bytes can go as soon
+            // as its entries are read.
+            let linkNext = LinkHeader.target(rel: "next", in: response.headers[canonicalForm: "link"].map(String.init),
+                                             base: URL(string: response.url))
             let page = try parse(response.body ?? Data(), base: URL(string: response.url),
                                  what: pages == 1 ? "the photo list \(url)" : "page \(pages) of the photo list \(url) (\(pageURL))")
             console.event("list-page", level: .debug, "\(pageURL): \(page.count) entries",
                           fields: ["url": .string(pageURL), "entries": .number(Double(page.count)), "page": .number(Double(pages))])
             if page.isEmpty { break }
-            let fresh = page.filter { !seen.contains($0) }
+            // `seen` exists from the second page on: a list of one big page
+            // (a million entries) is held once, not also in a set and a copy.
+            let fresh = pages == 1 ? page : page.filter { !seen.contains($0) }
             if fresh.isEmpty { break }
-            seen.formUnion(fresh)
-            entries += fresh
+            if entries.isEmpty { entries = fresh } else { entries += fresh }
             await onEntries?(fresh)
             if let firstCount, page.count < firstCount { break }
             if firstCount == nil { firstCount = page.count }
-            next = LinkHeader.target(rel: "next", in: response.headers[canonicalForm: "link"].map(String.init),
-                                     base: URL(string: response.url))
+            next = linkNext
             if let candidate = next, visited.contains(candidate) { break }
+            if let candidate = next, let problem = RemoteURL.problem(candidate) {
+                // Fatal (exit 3) like any unreadable page, but the message
+                // names the page that gave the link, not a page that never was.
+                throw .fatal("page \(pages) of the photo list \(url) (\(pageURL)) has a Link rel=\"next\" that thumbs does not follow: \(problem)")
+            }
+            if next != nil { seen.formUnion(fresh) }
         }
         return .entries(entries)
     }

@@ -13,18 +13,21 @@ enum ListSources {
         var counters: @Sendable () async -> DownloadCounters
     }
 
-    static func resolve(_ sources: [String], options: RunOptions, console: Console) async throws(RunError) -> Resolved {
-        try await resolve(sources, options: options, console: console, standardInput: readStandardInput)
+    /// `interrupt` stops the list read (exit 130) and, later, the downloads.
+    static func resolve(
+        _ sources: [String], options: RunOptions, console: Console, interrupt: InterruptSignal = InterruptSignal()
+    ) async throws(RunError) -> Resolved {
+        try await resolve(sources, options: options, console: console, interrupt: interrupt, standardInput: readStandardInput)
     }
 
     /// `standardInput` reads the list given as `-` (tests pass their own).
     static func resolve(
-        _ sources: [String], options: RunOptions, console: Console,
+        _ sources: [String], options: RunOptions, console: Console, interrupt: InterruptSignal = InterruptSignal(),
         standardInput: @escaping @Sendable () async -> Data
     ) async throws(RunError) -> Resolved {
         if let maxPages = options.maxPages, maxPages < 1 { throw .usage("--max-pages must be at least 1") }
         if let field = options.urlField, field.split(separator: ".").isEmpty { throw .usage("--url-field needs a field name, such as urls.small") }
-        let session = try HTTPSession(options: options, console: console)
+        let session = try HTTPSession(options: options, console: console, interrupt: interrupt)
         var downloader = ImageDownloader(session: session)
         var reader = ListReader(session: session, urlField: options.urlField, maxPages: options.maxPages, console: console)
         if isFreshRun(options) {
@@ -36,7 +39,8 @@ enum ListSources {
         var items: [SourceItem] = []
         do {
             for source in sources {
-                items += try await self.items(of: source, reader: reader, options: options, console: console, standardInput: standardInput)
+                let more = try await self.items(of: source, reader: reader, options: options, console: console, standardInput: standardInput)
+                if items.isEmpty { items = more } else { items += more }  // one list: no copy of a million items
             }
         } catch {
             await downloader.prefetcher?.discardRest()
@@ -67,7 +71,7 @@ enum ListSources {
         switch try await reader.read(source, standardInput: standardInput) {
         case .image(let url):
             let id = RemoteURL.lastSegment(of: url) ?? "image"
-            return [SourceItem(id: id, source: url, origin: .remote(url: url, meta: [:]))]
+            return [SourceItem(id: id, source: url, origin: .remote(url: url, meta: .empty))]
         case .entries(let entries):
             if !entries.isEmpty, !entries.contains(where: { $0.url.map { RemoteURL.problem($0) == nil } ?? false }) {
                 let hint = options.urlField.map { "no entry has an http(s) URL in the field \($0)" }

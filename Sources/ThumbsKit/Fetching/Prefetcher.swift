@@ -22,7 +22,7 @@ actor Prefetcher {
         for entry in entries where count < limit {
             guard let url = entry.url, RemoteURL.problem(url) == nil, started[url] == nil else { continue }
             count += 1
-            let item = SourceItem(id: url, source: url, origin: .remote(url: url, meta: [:]))
+            let item = SourceItem(id: url, source: url, origin: .remote(url: url, meta: .empty))
             started[url] = Task { await downloader.fetchNow(item, previous: nil) }
         }
     }

@@ -260,7 +260,7 @@ struct ItemProcessor: Sendable {
     }
 
     static func meta(of item: SourceItem) -> [String: JSONValue]? {
-        if case .remote(_, let meta) = item.origin, !meta.isEmpty { return meta }
+        if case .remote(_, let meta) = item.origin, !meta.isEmpty { return meta.fields }
         return nil
     }
 

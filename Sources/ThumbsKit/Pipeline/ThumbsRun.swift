@@ -33,6 +33,12 @@ public struct ThumbsRun: Sendable {
 
         let started = Date()
         let clock = ContinuousClock.now
+        // Listening before the lists are read: Ctrl-C there exits 130 too.
+        interrupt.install { [console] in
+            console.event("interrupt", level: .warning,
+                          "interrupted: no new downloads; finishing the images in flight, then writing the manifest (press Ctrl-C again to stop at once)")
+        }
+        defer { interrupt.uninstall() }
         var discovered = try await discover()
         if let shard = options.shard {
             discovered.items = discovered.items.filter { ShardPartition.contains($0.id, shard: shard) }
@@ -60,12 +66,6 @@ public struct ThumbsRun: Sendable {
                         + (previous.resumed ? " (resuming an unfinished run)" : ""),
                       fields: ["images": .number(Double(items.count)), "out": .string(out.root),
                                "jobs": .number(Double(jobs)), "resumed": .bool(previous.resumed)])
-
-        interrupt.install { [console] in
-            console.event("interrupt", level: .warning,
-                          "interrupted: finishing the images in flight, then writing the manifest (press Ctrl-C again to stop at once)")
-        }
-        defer { interrupt.uninstall() }
 
         var records = await processAll(items, previous: previous, out: out, journal: journal,
                                        fetcher: discovered.fetcher, clock: clock)
@@ -168,6 +168,7 @@ public struct ThumbsRun: Sendable {
                 next += 1
             }
             while let (index, record) = await group.next() {
+                if RemoteInterruption.isAbandoned(record) { continue }  // not reached: left off the record
                 records[index] = record
                 if record.status != .unchanged { journal.append(record) }
                 done += 1
@@ -216,8 +217,8 @@ public struct ThumbsRun: Sendable {
         let files = options.sources.filter { !SourceResolver.isList($0) }
         var discovered = Discovered(items: [], ignored: 0)
         if !lists.isEmpty {
-            let fetched = try await ListSources.resolve(lists, options: options, console: console)
-            discovered.items += fetched.items
+            let fetched = try await ListSources.resolve(lists, options: options, console: console, interrupt: interrupt)
+            discovered.items = fetched.items  // not `+=`: a copy of a million items
             discovered.fetcher = fetched.fetcher
             discovered.downloadCounters = fetched.counters
         }
@@ -280,7 +281,7 @@ public struct ThumbsRun: Sendable {
     }
 
     private func dryRun(_ items: [SourceItem], ignored: Int) -> Outcome {
-        var lines: [String] = []
+        var lines = ""  // written 64 KB at a time: a million lines are never held at once
         let outRoot = options.outputDirectory
         let previous = PreviousRun.load(
             manifestPath: OutputDirectory.manifestPath(in: outRoot), journalPath: OutputDirectory.journalPath(in: outRoot),
@@ -294,9 +295,10 @@ public struct ThumbsRun: Sendable {
                 action = "unchanged"
                 unchanged += 1
             }
-            lines.append("\(action)\t\(item.source)\t→ \(targets.joined(separator: ", "))")
+            lines += "\(action)\t\(item.source)\t→ \(targets.joined(separator: ", "))\n"
+            if lines.utf8.count >= 1 << 16 { FileHandle.standardOutput.write(Data(lines.utf8)); lines = "" }
         }
-        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + (lines.isEmpty ? "" : "\n")).utf8))
+        FileHandle.standardOutput.write(Data(lines.utf8))
         console.summary(["dry run: \(items.count) images (\(items.count - unchanged) to process, \(unchanged) unchanged, \(ignored) other files ignored); nothing written"])
         return Outcome(status: .success, manifest: nil, statistics: nil)
     }

@@ -39,7 +39,7 @@ final class ListParserTests: XCTestCase {
             """)
         XCTAssertEqual(entries.count, 1)
         XCTAssertEqual(entries[0].url, "https://i/regular")
-        XCTAssertEqual(entries[0].meta, [
+        XCTAssertEqual(entries[0].meta.fields, [
             "id": .string("abc"), "width": .number(4000), "height": .number(3000),
             "likes": .number(12), "downloads": .number(345), "author": .string("Ann"),
         ])

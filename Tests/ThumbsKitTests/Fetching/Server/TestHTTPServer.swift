@@ -46,6 +46,9 @@ struct TestResponse: Sendable {
     var stall: TimeAmount = .seconds(5)
     /// Close the connection once the response is written.
     var close = false
+    /// Send the body one byte per interval after the head (a server that
+    /// keeps a connection alive without ever finishing).
+    var trickle: TimeAmount?
 
     static func json(_ text: String, headers: [(String, String)] = []) -> TestResponse {
         TestResponse(headers: [("Content-Type", "application/json")] + headers, body: Array(text.utf8))
@@ -190,6 +193,11 @@ private final class TestHTTPHandler: ChannelInboundHandler {
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: headers))), promise: nil)
 
         let body = response.body
+        if let interval = response.trickle {
+            context.flush()
+            trickle(body[...], every: interval, response: response, context: context)
+            return
+        }
         let cut = min(response.stallAfter ?? body.count, body.count)
         writeBody(Array(body[..<cut]), chunked: response.chunked, context: context)
         if cut < body.count {
@@ -201,6 +209,17 @@ private final class TestHTTPHandler: ChannelInboundHandler {
             }
         } else {
             finish(response, context: context)
+        }
+    }
+
+    /// Writes one byte, then the rest `interval` later, until the client goes.
+    private func trickle(_ rest: ArraySlice<UInt8>, every interval: TimeAmount, response: TestResponse, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return log.ended() }
+        guard let byte = rest.first else { return finish(response, context: context) }
+        writeBody([byte], chunked: response.chunked, context: context)
+        context.flush()
+        context.eventLoop.assumeIsolated().scheduleTask(in: interval) {
+            self.trickle(rest.dropFirst(), every: interval, response: response, context: context)
         }
     }
 
