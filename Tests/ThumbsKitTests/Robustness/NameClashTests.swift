@@ -57,7 +57,7 @@ final class NameClashTests: XCTestCase {
 
     func testListIdsOfAFileAndAFolder() {
         let entries = ["a", "a.jpg/b", "a.jpg/c", "photos/x", "photos/x.webp/y"].map { id in
-            SourceItem(id: id, source: "https://example.com/\(id)", origin: .remote(url: "https://example.com/\(id)", meta: [:]))
+            SourceItem(id: id, source: "https://example.com/\(id)", origin: .remote(url: "https://example.com/\(id)", meta: .empty))
         }
         let names = SourceResolver.finalise(entries).map(\.outputName)
         assertNoFileIsAFolder(names)
