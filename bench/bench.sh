@@ -716,10 +716,14 @@ section_quality() {
   local label m mn cnt dm b
   while IFS=$'\t' read -r label m mn cnt dm b; do mj[$label]=$m kb[$label]=$b dims[$label]=$dm; done <"$d/psnr-jpeg.tsv"
   while IFS=$'\t' read -r label m mn cnt dm b; do mp[$label]=$m; done <"$d/psnr-png.tsv"
-  printf '\n  %-46s %10s %10s %10s  %s\n' "mean PSNR, dB (higher is closer)" "JPEG Q$QUALITY" "lossless" "JPEG KiB" "size"
+  md ""
+  md "| baseline corpus, mean PSNR, dB (higher is closer) | JPEG Q$QUALITY | lossless | JPEG KiB | size |"
+  md "|---|---:|---:|---:|---|"
   for label in thumbs "vips thumbnail" "$L8" "$L4" "$LP" "$LM"; do
     [[ -n ${mj[$label]:-} || -n ${mp[$label]:-} ]] || continue
-    printf '  %-46s %10s %10s %10s  %s\n' "$label" "${mj[$label]:-n/a}" "${mp[$label]:-n/a}" "${kb[$label]:-n/a}" "${dims[$label]:-}"
+    md "| $label | ${mj[$label]:-n/a} | ${mp[$label]:-n/a} | ${kb[$label]:-n/a} | ${dims[$label]:-} |"
+    record quality "speed.$label.jpeg_db" "${mj[$label]:-n/a}"
+    record quality "speed.$label.lossless_db" "${mp[$label]:-n/a}"
   done
   say ""
   local diff="n/a" dl="n/a" dd="n/a" ddl="n/a"
@@ -756,6 +760,10 @@ pick_names() {
 # The progressive corpora share the baseline references (same pixels).
 quality_variants() { # N BASELINE_THUMBS_DB BASELINE_VIPS_DB BASELINE_DIFF
   local n=$1 kind q=$OUT/quality VQ=()
+  declare -A vdir=()
+  for kind in progressive progdc srgb p3 rotated; do # made first: their progress lines stay out of the table
+    vdir[$kind]=$(ensure_variant "$kind") || vdir[$kind]=""
+  done
   say ""
   md "| corpus (JPEG Q$QUALITY, mean PSNR) | thumbs, dB | vips thumbnail, dB | thumbs - vips thumbnail, dB |"
   md "|---|---:|---:|---:|"
@@ -764,7 +772,8 @@ quality_variants() { # N BASELINE_THUMBS_DB BASELINE_VIPS_DB BASELINE_DIFF
     local dir vd=$q/$kind ref=$q/ref-$kind vopts=() f stem label m rest
     [[ $kind == prog* ]] && ref=$q/ref
     [[ $kind == srgb || $kind == p3 ]] && vopts=(--export-profile srgb)
-    if ! dir=$(ensure_variant "$kind"); then
+    dir=${vdir[$kind]}
+    if [[ -z $dir ]]; then
       verdict "$kind: thumbs - vips thumbnail, JPEG Q$QUALITY (dB)" n/a ge -0.5; continue
     fi
     rm -rf "$vd"; mkdir -p "$vd/out-vips"
@@ -829,9 +838,16 @@ section_memory() {
   else say "  x10 run failed"; show_log_tail "$d/log2"; fi
   rm -rf "$d/out2"
   is_num "$r1" && is_num "$r2" && ratio=$(calc "$r2 / $r1")
-  printf '\n  %-46s %10s %10s\n' "run" "peak MiB" "images/s"
-  printf '  %-46s %10s %10s\n' "$CORPUS_N images" "$r1" "$(is_num "$r1" && calc "$CORPUS_N / $s1" || echo n/a)"
-  printf '  %-46s %10s %10s\n' "$((CORPUS_N * 10)) images (x10)" "$r2" "$(is_num "$r2" && calc "$CORPUS_N * 10 / $s2" || echo n/a)"
+  md_title memory "thumbs peak RSS at --jobs 2 (report on), $CORPUS_N images vs the same images x10"
+  local i1 i2
+  i1=$(is_num "$r1" && calc "$CORPUS_N / $s1" || echo n/a) i2=$(is_num "$r2" && calc "$CORPUS_N * 10 / $s2" || echo n/a)
+  md ""
+  md "| run | peak RSS MiB | images/s |"
+  md "|---|---:|---:|"
+  md "| $CORPUS_N images | $r1 | $i1 |"
+  md "| $((CORPUS_N * 10)) images (x10) | $r2 | $i2 |"
+  record memory x1.peak_rss_mib "$r1"; record memory x1.images_per_s "$i1"
+  record memory x10.peak_rss_mib "$r2"; record memory x10.images_per_s "$i2"
   say ""
   verdict "peak RSS, $CORPUS_N images (MiB)" "$r1" le 120
   verdict "peak RSS x10 / x1" "$ratio" le 1.15
@@ -924,7 +940,10 @@ section_list() {
   rm -rf "$d"/out-* "$d/dl"
 
   declare -A sec
-  printf '\n  %-46s %10s %10s\n' "run" "images/s" "seconds"
+  md_title list "$n JPEGs 640x480 from a Picsum-style list over loopback, 50 ms per response, pages of 100"
+  md ""
+  md "| run | images/s | seconds |"
+  md "|---|---:|---:|"
   for t in url curl local; do
     if [[ -f $d/status.$t ]]; then sec[$t]=$(cat "$d/status.$t"); else sec[$t]=$(median "$d/times.$t"); fi
     local label
@@ -933,7 +952,9 @@ section_list() {
     curl) label="(b) download only: curl --parallel-max 16" ;;
     local) label="(c) thumbs run on the same files, local" ;;
     esac
-    printf '  %-46s %10s %10s\n' "$label" "$(is_num "${sec[$t]}" && calc "$n / ${sec[$t]}" || echo "${sec[$t]}")" "${sec[$t]}"
+    local ips; ips=$(is_num "${sec[$t]}" && calc "$n / ${sec[$t]}" || echo "${sec[$t]}")
+    md "| $label | $ips | ${sec[$t]} |"
+    record list "$t.images_per_s" "$ips"; record list "$t.seconds" "${sec[$t]}"
   done
   say "  server side, last round: requests and the most in flight at once"
   for t in url curl local; do
@@ -977,10 +998,15 @@ section_rerun() {
   fi
   local outs; outs=$(count_jpegs "$RERUN_OUT")
   rm -rf "$RERUN_OUT"
-  printf '\n  %-46s %10s\n' "first run (s)" "$first"
-  printf '  %-46s %10s\n' "second run, median (s)" "$second"
-  printf '  %-46s %10s\n' "thumbnails present after the runs" "$outs"
-  printf '  %-46s %10s\n' "stats.json counts.unchanged (second run)" "$unchanged"
+  md_title rerun "no-op re-run of $n JPEGs 64x48 without --force"
+  md ""
+  md "| no-op re-run, $n images | value |"
+  md "|---|---:|"
+  md "| first run (s) | $first |"
+  md "| second run, median (s) | $second |"
+  md "| thumbnails present after the runs | $outs |"
+  md "| stats.json counts.unchanged (second run) | $unchanged |"
+  record rerun first_seconds "$first"; record rerun second_seconds "$second"; record rerun unchanged "$unchanged"
   say ""
   local ratio="n/a"
   is_num "$first" && is_num "$second" && ratio=$(calc "$second / $first")
@@ -1017,9 +1043,16 @@ section_scale() {
   fi
   local outs; outs=$(count_jpegs "$SCALE_DIR/out")
   rm -rf "$SCALE_DIR/out"
-  printf '\n  %-46s %10s\n' "wall (s)" "$wall"
-  printf '  %-46s %10s\n' "images/s" "$(is_num "$wall" && calc "$n / $wall" || echo n/a)"
-  printf '  %-46s %10s\n' "thumbnails written" "$outs"
+  local ips; ips=$(is_num "$wall" && calc "$n / $wall" || echo n/a)
+  md_title scale "$n JPEGs 64x48, one run with the report on"
+  md ""
+  md "| scale, $n images | value |"
+  md "|---|---:|"
+  md "| wall (s) | $wall |"
+  md "| images/s | $ips |"
+  md "| peak RSS MiB | $rss |"
+  md "| thumbnails written | $outs |"
+  record scale wall_seconds "$wall"; record scale images_per_s "$ips"; record scale peak_rss_mib "$rss"
   say ""
   verdict "peak RSS (MiB)" "$rss" le 300
   verdict "manifest+stats+report writing (% of run)" "$share" le 10
