@@ -346,12 +346,14 @@ tiny_corpus() {
 
 SP_SRC="" SP_REF="" SP_VT_OPTS="" SP_IM_OPTS="" SP_PIL_OPTS="" SP_BASE=thumbs
 
-# thumbs_rss RSSFILE ARGS... : thumbs ARGS, with its peak RSS (KiB) in
-# RSSFILE when /usr/bin/time is there.
-thumbs_rss() {
+# with_rss RSSFILE CMD... : CMD, with its peak RSS (KiB) in RSSFILE when
+# /usr/bin/time is there. For xargs and Pool(N) that is the largest single
+# process (getrusage's ru_maxrss of the waited-for children), not their sum.
+with_rss() {
   local rf=$1; shift
-  if [[ -x /usr/bin/time ]]; then /usr/bin/time -f %M -o "$rf" "$THUMBS" "$@"; else "$THUMBS" "$@"; fi
+  if [[ -x /usr/bin/time ]]; then /usr/bin/time -f %M -o "$rf" "$@"; else "$@"; fi
 }
+thumbs_rss() { local rf=$1; shift; with_rss "$rf" "$THUMBS" "$@"; }
 thumbs_common() { echo --format jpeg --quality "$QUALITY" --force --no-report --progress never --quiet; }
 # speed_cmd_TOOL OUTDIR RSSFILE
 speed_cmd_thumbs() { thumbs_rss "$2" run "$SP_SRC" --out "$1" --size "$SIZE" $(thumbs_common); }
@@ -361,20 +363,20 @@ speed_cmd_thumbs_big() { thumbs_rss "$2" run "$SP_SRC" --out "$1" --size "$BIG" 
 speed_cmd_vipsthumbnail() {
   # shellcheck disable=SC2086
   printf '%s\0' "$SP_SRC"/*.jpg |
-    xargs -0 -P "$NPROC" -n "$PEER_BATCH" vipsthumbnail --vips-concurrency=1 -s "$SIZE" $SP_VT_OPTS -o "$1/%s.jpg[Q=$QUALITY,strip]"
+    with_rss "$2" xargs -0 -P "$NPROC" -n "$PEER_BATCH" vipsthumbnail --vips-concurrency=1 -s "$SIZE" $SP_VT_OPTS -o "$1/%s.jpg[Q=$QUALITY,strip]"
 }
 speed_cmd_imagemagick() {
   # shellcheck disable=SC2086
   printf '%s\0' "$SP_SRC"/*.jpg |
-    MAGICK_THREAD_LIMIT=1 xargs -0 -P "$NPROC" -n "$PEER_BATCH" /usr/bin/mogrify -path "$1" $SP_IM_OPTS \
+    MAGICK_THREAD_LIMIT=1 with_rss "$2" xargs -0 -P "$NPROC" -n "$PEER_BATCH" /usr/bin/mogrify -path "$1" $SP_IM_OPTS \
       -define jpeg:size=$((SIZE * 2))x$((SIZE * 2)) -thumbnail "${SIZE}x${SIZE}" -sampling-factor 2x2 -quality "$QUALITY"
 }
 speed_cmd_pillow() {
   # shellcheck disable=SC2086
-  "$PY" "$BENCH/pillow_thumbs.py" "$SP_SRC" "$1" --size "$SIZE" --quality "$QUALITY" --jobs "$NPROC" $SP_PIL_OPTS
+  with_rss "$2" "$PY" "$BENCH/pillow_thumbs.py" "$SP_SRC" "$1" --size "$SIZE" --quality "$QUALITY" --jobs "$NPROC" $SP_PIL_OPTS
 }
 speed_cmd_pillow_two() {
-  "$PY" "$BENCH/pillow_thumbs.py" "$SP_SRC" "$1" --sizes "$BIG,$SIZE" --quality "$QUALITY" --jobs "$NPROC"
+  with_rss "$2" "$PY" "$BENCH/pillow_thumbs.py" "$SP_SRC" "$1" --sizes "$BIG,$SIZE" --quality "$QUALITY" --jobs "$NPROC"
 }
 speed_cmd_floor() {
   printf '%s\0' "$SP_SRC"/*.jpg | xargs -0 -P "$NPROC" -n 1 djpeg -scale 1/8 -outfile /dev/null
@@ -468,7 +470,7 @@ speed_run() {
     record "$key" "$t.images_per_s" "${IPS[$t]}"
     record "$key" "$t.seconds" "${SEC[$t]}"
     record "$key" "$t.cpu_ms_per_image" "${CPUMS[$t]}"
-    [[ $t == thumbs* ]] && record "$key" "$t.peak_rss_mib" "${RSS[$t]}"
+    [[ $t == floor ]] || record "$key" "$t.peak_rss_mib" "${RSS[$t]}"
   done
   record "$key" images "$n"
 
@@ -485,11 +487,11 @@ speed_run() {
     local ratio="" base=$SP_BASE
     if [[ $t != "$base" ]] && is_num "${SEC[$t]}" && is_num "${SEC[$base]:-}"; then ratio=$(calc "${SEC[$t]} / ${SEC[$base]}"); fi
     [[ -n $ratio ]] && record "$key" "$t.thumbs_ratio" "$ratio"
-    md "| $(speed_label "$t") | ${IPS[$t]} | ${SEC[$t]} | ${CPUMS[$t]} | $([[ $t == thumbs* ]] && echo "${RSS[$t]}") | $ratio |"
+    md "| $(speed_label "$t") | ${IPS[$t]} | ${SEC[$t]} | ${CPUMS[$t]} | $([[ $t == floor ]] || echo "${RSS[$t]}") | $ratio |"
   done
   md ""
   say "  (images/s and seconds: wall clock, medians of $ROUNDS; CPU ms/image: user+system time of all the tool's processes, median;"
-  say "   peak RSS: thumbs' largest over the rounds, /usr/bin/time; last column: images/s of $(speed_short "$SP_BASE") / of this tool)"
+  say "   peak RSS: largest over the rounds, /usr/bin/time; for xargs and Pool peers their largest single process; last column: images/s of $(speed_short "$SP_BASE") / of this tool)"
 }
 
 # speed_section KEY TITLE SRC N TOOLS... : header, corpus into the page cache,
