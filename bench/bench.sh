@@ -623,7 +623,10 @@ section_rotated() {
   say "  thumbs outputs that came out upright (height $SIZE): $portrait of $VARIANT_N"
   record rotated thumbs.upright_outputs "$portrait"
   rm -rf "$OUT/rotated"/out-*
-  verdict_fastest rotated 1.15
+  local rf="n/a"
+  [[ -n $FASTEST ]] && is_num "${SEC[thumbs]}" && rf=$(calc "$FASTEST_SEC / ${SEC[thumbs]}")
+  printf '  %-46s %10s\n' "thumbs / fastest peer, ${FASTEST:-none} (no target)" "$rf"
+  info_floor
 }
 
 section_sizes() {
