@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
 # thumbs benchmark harness (see bench/README.md).
 #
-#   bash bench/bench.sh [all|speed|quality|memory|list|rerun|scale]...
+#   bash bench/bench.sh [all|SECTION]...
 #
-# Default: all = speed quality memory list rerun (+ scale when BENCH_SCALE=1).
+# Sections: speed progressive progdc srgb p3 rotated sizes quality memory list
+# rerun scale. Default: all = every section but scale (+ scale when BENCH_SCALE=1).
 # Environment:
 #   THUMBS_BIN   use this thumbs binary instead of `swift build -c release`
 #   ROUNDS       timed rounds per measurement [3]; medians are reported
 #   WARMUP       untimed warm-up rounds before them [1]
 #   PEER_BATCH   files per process for the xargs-driven peers [8]
+#   CORPUS_N     images in the baseline speed corpus [120]
+#   VARIANT_N    images in each derived corpus (progressive, progdc, srgb, p3,
+#                rotated) and in the sizes section [60, at most CORPUS_N]
+#   QUALITY_N    images per corpus in the quality section [12]
+#   SRGB_ICC     sRGB profile to embed [libvips' built-in sRGB]
 #   BENCH_SCALE  1 = include the slow 100,000-image section in `all`
 #   BENCH_STRICT 1 = exit 1 when a target is missed (default: report only)
+#   BENCH_NO_INSTALL 1 = never apt-get install a missing tool
 #   RERUN_N, SCALE_N  image counts of the rerun / scale sections [10000, 100000]
 #   MAKE_CORPUS  corpus script [../shared/bench/make-corpus.sh]
 # Work files and caches live in bench-out/ (git-ignored); corpora are kept.
+# Results: bench-out/bench-last.txt (the console), results.md (the Markdown
+# tables and the verdicts), results.json (every figure).
 set -euo pipefail
 export LC_ALL=C
 
@@ -29,16 +38,33 @@ WARMUP=${WARMUP:-1}
 PEER_BATCH=${PEER_BATCH:-8}
 NPROC=$(nproc)
 MAKE_CORPUS=${MAKE_CORPUS:-$ROOT/../shared/bench/make-corpus.sh}
-CORPUS=$OUT/corpus
-CORPUS_N=120 CORPUS_W=4000 CORPUS_H=3000 CORPUS_Q=90
+CORPUS=$OUT/corpus # make-corpus.sh output: at least CORPUS_N photos
+CORPUS_N=${CORPUS_N:-120} CORPUS_W=4000 CORPUS_H=3000 CORPUS_Q=90
+VARIANT_N=${VARIANT_N:-60}
+((VARIANT_N <= CORPUS_N)) || VARIANT_N=$CORPUS_N
 CORPUS_X10=$OUT/corpus-x10
-SIZE=256 QUALITY=80
+((CORPUS_N == 120)) || CORPUS_X10=$OUT/corpus-x10-$CORPUS_N
+SRGB_ICC=${SRGB_ICC:-$OUT/srgb-libvips.icc}
+SIZE=256 QUALITY=80 BIG=1024
 VERDICTS=$OUT/verdicts.txt
+RESULTS=$OUT/results.tsv
+RESULTS_MD=$OUT/results.md
+CUR_SECTION=main
 PY=python3
+# a python3 with Pillow and numpy (pyenv's python3 may lack them; Debian's has them)
+pick_python() {
+  local p
+  for p in python3 /usr/bin/python3; do
+    if command -v "$p" >/dev/null && "$p" -c 'import PIL, numpy' 2>/dev/null; then PY=$p; return 0; fi
+  done
+  return 1
+}
+pick_python || true
 TOOL=("$PY" "$BENCH/benchtool.py")
 
+ALL_SECTIONS=(speed progressive progdc srgb p3 rotated sizes quality memory list rerun)
 usage() {
-  echo "usage: bash bench/bench.sh [all|speed|quality|memory|list|rerun|scale]..." >&2
+  echo "usage: bash bench/bench.sh [all|${ALL_SECTIONS[*]// /|}|scale]..." >&2
   exit 2
 }
 
@@ -70,6 +96,24 @@ timed() {
   return "$rc"
 }
 
+# record SECTION KEY VALUE : one figure for results.json.
+record() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$RESULTS"; }
+# md LINE : a Markdown line, printed (indented) and kept in results.md.
+md() { printf '  %s\n' "$1"; printf '%s\n' "$1" >>"$RESULTS_MD"; }
+md_title() { printf '\n### %s\n\n%s.\n' "$1" "$2" >>"$RESULTS_MD"; }
+section_title_short() {
+  case $1 in
+  speed) echo "baseline, no profile" ;;
+  progressive) echo "progressive, standard script" ;;
+  progdc) echo "progressive, DC per component" ;;
+  srgb) echo "baseline, sRGB profile" ;;
+  p3) echo "Display P3, profile embedded" ;;
+  rotated) echo "EXIF orientation 6" ;;
+  sizes) echo "two sizes" ;;
+  *) echo "$1" ;;
+  esac
+}
+
 # verdict LABEL VALUE ge|le TARGET : print and record PASS / FAIL / n/a.
 verdict() {
   local label=$1 value=$2 op=$3 target=$4 res
@@ -83,6 +127,7 @@ verdict() {
   local sign; [[ $op == ge ]] && sign='>=' || sign='<='
   printf '  %-46s %10s   target %s %-8s %s\n' "$label" "$value" "$sign" "$target" "$res"
   printf '%-6s %s = %s (target %s %s)\n' "$res" "$label" "$value" "$sign" "$target" >>"$VERDICTS"
+  record verdicts "$label" "$res $value (target $sign $target)"
 }
 
 # cpu_busy : percent of all CPU time that was busy over the next second.
@@ -130,13 +175,34 @@ rotate() {
 
 show_log_tail() { [[ -s $1 ]] && sed -n '1,5p' "$1" | sed 's/^/      | /' || true; }
 
-ensure_time() {
-  if [[ ! -x /usr/bin/time ]]; then
-    say "  (installing the 'time' package for /usr/bin/time)"
-    apt-get install -y time >/dev/null 2>&1 || { apt-get update >/dev/null 2>&1 && apt-get install -y time >/dev/null 2>&1; } || true
-  fi
-  [[ -x /usr/bin/time ]]
+# apt_install PKG... : install through apt (as root, or with sudo -n), quietly;
+# one apt-get update and a retry when the first try fails.
+apt_install() {
+  [[ ${BENCH_NO_INSTALL:-0} == 1 ]] && return 1
+  local sudo=()
+  if [[ $(id -u) != 0 ]]; then sudo -n true 2>/dev/null && sudo=(sudo -n) || return 1; fi
+  say "  (installing through apt: $*)"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1 ||
+    { "${sudo[@]}" apt-get update -qq >/dev/null 2>&1 &&
+      "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1; }
 }
+
+# ensure_tools : the peers, the corpus tools and the python modules, installed
+# through apt when missing (libvips-tools, libjpeg-turbo-progs, imagemagick,
+# python3-pil, python3-numpy, time). What stays missing shows as n/a.
+ensure_tools() {
+  local pkgs=()
+  command -v vips >/dev/null && command -v vipsthumbnail >/dev/null || pkgs+=(libvips-tools)
+  command -v jpegtran >/dev/null && command -v djpeg >/dev/null || pkgs+=(libjpeg-turbo-progs)
+  [[ -x /usr/bin/mogrify ]] || pkgs+=(imagemagick)
+  pick_python || pkgs+=(python3-pil python3-numpy)
+  [[ -x /usr/bin/time ]] || pkgs+=(time)
+  if ((${#pkgs[@]})); then apt_install "${pkgs[@]}" || say "  (could not install: ${pkgs[*]})"; fi
+  pick_python || true
+  TOOL=("$PY" "$BENCH/benchtool.py")
+}
+
+ensure_time() { [[ -x /usr/bin/time ]] || apt_install time || true; [[ -x /usr/bin/time ]]; }
 
 # ---------------------------------------------------------------- thumbs
 
@@ -164,24 +230,86 @@ have_thumbs() { [[ -n $THUMBS ]]; }
 
 # ---------------------------------------------------------------- corpora
 
+# ensure_corpus : at least CORPUS_N make-corpus.sh photos in bench-out/corpus;
+# sets BASE to a folder of exactly the first CORPUS_N (the corpus itself, or
+# hard links in bench-out/corpus-firstN).
 ensure_corpus() {
   local have
   have=$(count_jpegs "$CORPUS")
   if ((have < CORPUS_N)); then
     [[ -r $MAKE_CORPUS ]] || { say "corpus script not found: $MAKE_CORPUS"; return 1; }
+    command -v vips >/dev/null || { say "the vips tool is missing (libvips-tools)"; return 1; }
     say "  making corpus: $CORPUS_N images ${CORPUS_W}x${CORPUS_H} in bench-out/corpus (slow, kept between runs)"
     bash "$MAKE_CORPUS" "$CORPUS" "$CORPUS_N" "$CORPUS_W" "$CORPUS_H" "$CORPUS_Q" >/dev/null
   fi
   have=$(count_jpegs "$CORPUS")
-  ((have == CORPUS_N)) || { say "corpus has $have images, expected $CORPUS_N"; return 1; }
-  cat "$CORPUS"/*.jpg >/dev/null # page cache warm: we time decoding, not the disk
+  ((have >= CORPUS_N)) || { say "corpus has $have images, expected $CORPUS_N"; return 1; }
+  if ((have == CORPUS_N)); then BASE=$CORPUS; else BASE=$(ensure_first "$CORPUS_N"); fi
+  cat "$BASE"/*.jpg >/dev/null # page cache warm: we time decoding, not the disk
+}
+
+# ensure_first N : print a folder holding the corpus' first N photos (hard links).
+ensure_first() {
+  local n=$1 dir=$OUT/corpus-first$1 files=("$CORPUS"/*.jpg) f
+  if (($(count_jpegs "$dir") != n)); then
+    rm -rf "$dir"; mkdir -p "$dir"
+    for f in "${files[@]:0:n}"; do
+      ln -f "$f" "$dir/" 2>/dev/null || cp "$f" "$dir/"
+    done
+  fi
+  echo "$dir"
+}
+
+# make_variant KIND SRC DST : one file of a derived corpus.
+make_variant() {
+  case $1 in
+  progressive) jpegtran -copy all -progressive -outfile "$3" "$2" ;;
+  progdc) jpegtran -copy all -scans "$BENCH/scans-dc-per-component.txt" -outfile "$3" "$2" ;;
+  srgb) "${TOOL[@]}" embed-icc "$2" "$3" "$SRGB_ICC" ;;
+  p3) vips icc_transform "$2" "$3[Q=$CORPUS_Q]" p3 --input-profile srgb ;;
+  rotated) "${TOOL[@]}" orient "$2" "$3" 6 ;;
+  esac
+}
+
+# ensure_srgb_icc : the sRGB profile to embed (SRGB_ICC, or libvips' built-in
+# one, taken from a small image transformed to it).
+ensure_srgb_icc() {
+  [[ -s $SRGB_ICC ]] && return 0
+  local t; t=$(mktemp -d)
+  vips crop "$CORPUS/photo_0001.jpg" "$t/c.v" 0 0 16 16
+  vips icc_transform "$t/c.v" "$t/s.jpg" srgb --input-profile srgb
+  "${TOOL[@]}" icc-extract "$t/s.jpg" "$SRGB_ICC"
+  rm -rf "$t"
+}
+
+# ensure_variant KIND : print bench-out/corpus-KIND-N, made from the corpus'
+# first VARIANT_N photos and kept (progressive / progdc / srgb / rotated are
+# lossless rewrites of the same JPEG data; p3 is re-encoded after the colour
+# conversion). Progress goes to stderr.
+ensure_variant() {
+  local kind=$1 src dir=$OUT/corpus-$1-$VARIANT_N f out
+  ensure_corpus >&2
+  src=$(ensure_first "$VARIANT_N")
+  if [[ ! -f $dir/.complete ]]; then
+    [[ $kind == srgb ]] && ensure_srgb_icc
+    say "  making bench-out/corpus-$kind-$VARIANT_N ($VARIANT_N files, kept between runs)" >&2
+    mkdir -p "$dir"
+    for f in "$src"/*.jpg; do
+      out=$dir/${f##*/}
+      [[ -s $out ]] && continue
+      make_variant "$kind" "$f" "$out.tmp.jpg" >&2 && mv "$out.tmp.jpg" "$out"
+    done
+    (($(count_jpegs "$dir") == VARIANT_N)) || { say "  corpus-$kind: made $(count_jpegs "$dir") of $VARIANT_N" >&2; return 1; }
+    touch "$dir/.complete"
+  fi
+  echo "$dir"
 }
 
 ensure_corpus_x10() {
   ensure_corpus
   if (($(count_jpegs "$CORPUS_X10") != CORPUS_N * 10)); then
     say "  making the 10x corpus: $((CORPUS_N * 10)) distinct files (each corpus image 10 times, a distinct tag after EOI)"
-    "${TOOL[@]}" variants "$CORPUS" "$CORPUS_X10" 10 >/dev/null
+    "${TOOL[@]}" variants "$BASE" "$CORPUS_X10" 10 >/dev/null
   fi
   (($(count_jpegs "$CORPUS_X10") == CORPUS_N * 10))
 }
@@ -204,52 +332,100 @@ tiny_corpus() {
   echo "$count" >"$dir/.complete"
 }
 
-# ---------------------------------------------------------------- speed
+# ---------------------------------------------------------------- speed machinery
+#
+# One runner for every speed-like section: speed_run times a set of tools over
+# one corpus (rounds, warm-up, rotation, medians, CPU time, thumbs' peak RSS)
+# and prints a Markdown table. The tools read these globals:
+#   SP_SRC      the corpus folder          SP_REF  the untagged/plain twin (thumbs_ref)
+#   SP_VT_OPTS  extra vipsthumbnail options   SP_IM_OPTS  extra mogrify options
+#   SP_PIL_OPTS extra pillow_thumbs.py options
+#   SP_BASE     the thumbs row the last column compares every other row with
+# Results land in the associative arrays SEC IPS CPUMS RSS (per tool) of the
+# calling section.
 
-speed_cmd_thumbs() {
-  "$THUMBS" run "$CORPUS" --out "$1" --size "$SIZE" --format jpeg --quality "$QUALITY" \
-    --force --no-report --progress never --quiet
+SP_SRC="" SP_REF="" SP_VT_OPTS="" SP_IM_OPTS="" SP_PIL_OPTS="" SP_BASE=thumbs
+
+# with_rss RSSFILE CMD... : CMD, with its peak RSS (KiB) in RSSFILE when
+# /usr/bin/time is there. For xargs and Pool(N) that is the largest single
+# process (getrusage's ru_maxrss of the waited-for children), not their sum.
+with_rss() {
+  local rf=$1; shift
+  if [[ -x /usr/bin/time ]]; then /usr/bin/time -f %M -o "$rf" "$@"; else "$@"; fi
 }
+thumbs_rss() { local rf=$1; shift; with_rss "$rf" "$THUMBS" "$@"; }
+thumbs_common() { echo --format jpeg --quality "$QUALITY" --force --no-report --progress never --quiet; }
+# speed_cmd_TOOL OUTDIR RSSFILE
+speed_cmd_thumbs() { thumbs_rss "$2" run "$SP_SRC" --out "$1" --size "$SIZE" $(thumbs_common); }
+speed_cmd_thumbs_ref() { thumbs_rss "$2" run "$SP_REF" --out "$1" --size "$SIZE" $(thumbs_common); }
+speed_cmd_thumbs_two() { thumbs_rss "$2" run "$SP_SRC" --out "$1" --size "$SIZE" --size "$BIG" $(thumbs_common); }
+speed_cmd_thumbs_big() { thumbs_rss "$2" run "$SP_SRC" --out "$1" --size "$BIG" $(thumbs_common); }
 speed_cmd_vipsthumbnail() {
-  printf '%s\0' "$CORPUS"/*.jpg |
-    xargs -0 -P "$NPROC" -n "$PEER_BATCH" vipsthumbnail --vips-concurrency=1 -s "$SIZE" -o "$1/%s.jpg[Q=$QUALITY,strip]"
+  # shellcheck disable=SC2086
+  printf '%s\0' "$SP_SRC"/*.jpg |
+    with_rss "$2" xargs -0 -P "$NPROC" -n "$PEER_BATCH" vipsthumbnail --vips-concurrency=1 -s "$SIZE" $SP_VT_OPTS -o "$1/%s.jpg[Q=$QUALITY,strip]"
 }
 speed_cmd_imagemagick() {
-  printf '%s\0' "$CORPUS"/*.jpg |
-    MAGICK_THREAD_LIMIT=1 xargs -0 -P "$NPROC" -n "$PEER_BATCH" /usr/bin/mogrify -path "$1" \
+  # shellcheck disable=SC2086
+  printf '%s\0' "$SP_SRC"/*.jpg |
+    MAGICK_THREAD_LIMIT=1 with_rss "$2" xargs -0 -P "$NPROC" -n "$PEER_BATCH" /usr/bin/mogrify -path "$1" $SP_IM_OPTS \
       -define jpeg:size=$((SIZE * 2))x$((SIZE * 2)) -thumbnail "${SIZE}x${SIZE}" -sampling-factor 2x2 -quality "$QUALITY"
 }
 speed_cmd_pillow() {
-  "$PY" "$BENCH/pillow_thumbs.py" "$CORPUS" "$1" --size "$SIZE" --quality "$QUALITY" --jobs "$NPROC"
+  # shellcheck disable=SC2086
+  with_rss "$2" "$PY" "$BENCH/pillow_thumbs.py" "$SP_SRC" "$1" --size "$SIZE" --quality "$QUALITY" --jobs "$NPROC" $SP_PIL_OPTS
+}
+speed_cmd_pillow_two() {
+  with_rss "$2" "$PY" "$BENCH/pillow_thumbs.py" "$SP_SRC" "$1" --sizes "$BIG,$SIZE" --quality "$QUALITY" --jobs "$NPROC"
 }
 speed_cmd_floor() {
-  printf '%s\0' "$CORPUS"/*.jpg | xargs -0 -P "$NPROC" -n 1 djpeg -scale 1/8 -outfile /dev/null
+  printf '%s\0' "$SP_SRC"/*.jpg | xargs -0 -P "$NPROC" -n 1 djpeg -scale 1/8 -outfile /dev/null
 }
 
 speed_label() {
   case $1 in
   thumbs) echo "thumbs (--jobs default = $NPROC)" ;;
-  vipsthumbnail) echo "vipsthumbnail, xargs -P$NPROC -n$PEER_BATCH" ;;
-  imagemagick) echo "ImageMagick mogrify, xargs -P$NPROC -n$PEER_BATCH" ;;
-  pillow) echo "Pillow draft+LANCZOS, Pool($NPROC)" ;;
+  thumbs_ref) echo "thumbs, the same photos untagged" ;;
+  thumbs_two) echo "thumbs --size $SIZE --size $BIG" ;;
+  thumbs_big) echo "thumbs --size $BIG alone" ;;
+  vipsthumbnail) echo "vipsthumbnail${SP_VT_OPTS:+ $SP_VT_OPTS}, xargs -P$NPROC -n$PEER_BATCH" ;;
+  imagemagick) echo "ImageMagick mogrify${SP_IM_OPTS:+ $SP_IM_OPTS}, xargs -P$NPROC -n$PEER_BATCH" ;;
+  pillow) echo "Pillow draft+LANCZOS${SP_PIL_OPTS:+ $SP_PIL_OPTS}, Pool($NPROC)" ;;
+  pillow_two) echo "Pillow $BIG (draft) then $SIZE from it, Pool($NPROC)" ;;
   floor) echo "decode floor: djpeg -scale 1/8 -P$NPROC" ;;
   esac
 }
 
+speed_short() { [[ $1 == thumbs_two ]] && echo "thumbs two sizes" || echo thumbs; }
+
 speed_available() {
   case $1 in
-  thumbs) have_thumbs ;;
+  thumbs*) have_thumbs ;;
   vipsthumbnail) command -v vipsthumbnail >/dev/null ;;
   imagemagick) [[ -x /usr/bin/mogrify ]] ;;
-  pillow) "$PY" -c 'import PIL' 2>/dev/null ;;
+  pillow*) "$PY" -c 'import PIL' 2>/dev/null ;;
   floor) command -v djpeg >/dev/null ;;
   esac
 }
 
-section_speed() {
-  header "speed: $CORPUS_N JPEGs ${CORPUS_W}x${CORPUS_H} -> ${SIZE} px JPEG Q$QUALITY; $ROUNDS timed rounds after $WARMUP warm-up, tool order rotates each round; medians"
-  ensure_corpus
-  local d=$OUT/speed tools=(thumbs vipsthumbnail imagemagick pillow floor) avail=() t r
+# images each tool must write (0: nothing checked)
+speed_expect() {
+  case $1 in
+  floor) echo 0 ;;
+  thumbs_two | pillow_two) echo $((2 * $2)) ;;
+  *) echo "$2" ;;
+  esac
+}
+
+is_peer() { [[ $1 == vipsthumbnail || $1 == imagemagick || $1 == pillow ]]; }
+
+# speed_run KEY DIR N TOOLS... : time TOOLS over SP_SRC (N images) into DIR.
+# The last timed round's outputs stay in DIR/out-TOOL (the caller removes them).
+speed_run() {
+  local key=$1 d=$2 n=$3 t r
+  shift 3
+  local tools=("$@") avail=()
+  declare -gA SEC=() IPS=() CPUMS=() RSS=()
   rm -rf "$d"; mkdir -p "$d"
   for t in "${tools[@]}"; do
     if speed_available "$t"; then avail+=("$t"); else echo missing >"$d/status.$t"; fi
@@ -258,14 +434,18 @@ section_speed() {
     local order; mapfile -t order < <(rotate "$r" "${avail[@]}")
     for t in "${order[@]}"; do
       [[ -f $d/status.$t ]] && continue # failed before: do not retry
-      local o=$d/out-$t s n
-      rm -rf "$o"; mkdir -p "$o"
-      if s=$(timed "$d/log.$t" "speed_cmd_$t" "$o"); then
-        if [[ $t != floor ]] && n=$(count_jpegs "$o") && ((n != CORPUS_N)); then
-          say "  $t: made $n of $CORPUS_N thumbnails"; show_log_tail "$d/log.$t"
+      local o=$d/out-$t s got want
+      rm -rf "$o" "$d/rss.$t.now"; mkdir -p "$o"
+      if s=$(timed "$d/log.$t" "speed_cmd_$t" "$o" "$d/rss.$t.now"); then
+        want=$(speed_expect "$t" "$n")
+        if ((want)) && got=$(count_jpegs "$o") && ((got != want)); then
+          say "  $t: made $got of $want thumbnails"; show_log_tail "$d/log.$t"
           echo "error" >"$d/status.$t"; continue
         fi
-        if ((r >= 1)); then echo "$s" >>"$d/times.$t"; cat "$d/log.$t.cpu" >>"$d/cpu.$t"; fi
+        if ((r >= 1)); then
+          echo "$s" >>"$d/times.$t"; cat "$d/log.$t.cpu" >>"$d/cpu.$t"
+          [[ -s $d/rss.$t.now ]] && tail -n1 "$d/rss.$t.now" >>"$d/rss.$t"
+        fi
       else
         say "  $t: failed (exit status $?)"; show_log_tail "$d/log.$t"
         echo "error" >"$d/status.$t"
@@ -273,41 +453,197 @@ section_speed() {
     done
     ((r >= 1)) && say "  round $r/$ROUNDS done"
   done
-  rm -rf "$d"/out-*
 
-  declare -A sec ips
-  printf '\n  %-46s %10s %10s %12s\n' "tool" "images/s" "seconds" "CPU ms/image"
   for t in "${tools[@]}"; do
-    local cpu="n/a"
+    CPUMS[$t]="n/a" RSS[$t]="n/a"
     if [[ -f $d/status.$t ]]; then
-      sec[$t]=$(cat "$d/status.$t"); ips[$t]=${sec[$t]}
-      [[ $t == thumbs ]] && ! have_thumbs && { sec[$t]="n/a"; ips[$t]="n/a"; }
+      SEC[$t]=$(cat "$d/status.$t"); IPS[$t]=${SEC[$t]}
+      [[ $t == thumbs* ]] && ! have_thumbs && { SEC[$t]="n/a"; IPS[$t]="n/a"; }
     else
-      sec[$t]=$(median "$d/times.$t")
-      is_num "${sec[$t]}" && ips[$t]=$(calc "$CORPUS_N / ${sec[$t]}") || ips[$t]=${sec[$t]}
-      cpu=$(median "$d/cpu.$t")
-      is_num "$cpu" && cpu=$(calc "1000 * $cpu / $CORPUS_N")
+      SEC[$t]=$(median "$d/times.$t")
+      is_num "${SEC[$t]}" && IPS[$t]=$(calc "$n / ${SEC[$t]}") || IPS[$t]=${SEC[$t]}
+      CPUMS[$t]=$(median "$d/cpu.$t")
+      is_num "${CPUMS[$t]}" && CPUMS[$t]=$(calc "1000 * ${CPUMS[$t]} / $n")
+      [[ -s $d/rss.$t ]] && RSS[$t]=$(calc "$(sort -n "$d/rss.$t" | tail -n1) / 1024")
     fi
-    printf '  %-46s %10s %10s %12s\n' "$(speed_label "$t")" "${ips[$t]}" "${sec[$t]}" "$cpu"
+    record "$key" "$t.label" "$(speed_label "$t")"
+    record "$key" "$t.images_per_s" "${IPS[$t]}"
+    record "$key" "$t.seconds" "${SEC[$t]}"
+    record "$key" "$t.cpu_ms_per_image" "${CPUMS[$t]}"
+    [[ $t == floor ]] || record "$key" "$t.peak_rss_mib" "${RSS[$t]}"
   done
-  say "  (images/s and seconds: wall clock, medians; CPU ms/image: user+system time of all the tool's processes, median)"
+  record "$key" images "$n"
 
-  say ""
-  say "  ratios (images/s of thumbs / images/s of the other)"
-  local fastest="" fs=""
-  for t in vipsthumbnail imagemagick pillow; do
-    local ratio="n/a"
-    if is_num "${sec[$t]}"; then
-      if [[ -z $fs ]] || [[ $(calc "1 if ${sec[$t]} < $fs else 0") == 1 ]]; then fastest=$t fs=${sec[$t]}; fi
-      is_num "${sec[thumbs]}" && ratio=$(calc "${sec[$t]} / ${sec[thumbs]}")
-    fi
-    printf '  %-46s %10s\n' "thumbs / $t" "$ratio"
+  # the fastest peer (by wall clock) and thumbs' ratio to each
+  FASTEST="" FASTEST_SEC=""
+  for t in "${tools[@]}"; do
+    is_peer "$t" && is_num "${SEC[$t]}" || continue
+    if [[ -z $FASTEST_SEC ]] || [[ $(calc "1 if ${SEC[$t]} < $FASTEST_SEC else 0") == 1 ]]; then FASTEST=$t FASTEST_SEC=${SEC[$t]}; fi
   done
-  local rf="n/a" rfl="n/a"
-  if [[ -n $fastest ]] && is_num "${sec[thumbs]}"; then rf=$(calc "$fs / ${sec[thumbs]}"); fi
-  if is_num "${sec[floor]}" && is_num "${sec[thumbs]}"; then rfl=$(calc "${sec[floor]} / ${sec[thumbs]}"); fi
-  verdict "thumbs / fastest peer (${fastest:-none})" "$rf" ge 1.15
-  verdict "thumbs / decode floor" "$rfl" ge 0.85
+  md ""
+  md "| $(section_title_short "$key") | images/s | seconds | CPU ms/image | peak RSS MiB | $(speed_short "$SP_BASE") / this (images/s) |"
+  md "|---|---:|---:|---:|---:|---:|"
+  for t in "${tools[@]}"; do
+    local ratio="" base=$SP_BASE
+    if [[ $t != "$base" ]] && is_num "${SEC[$t]}" && is_num "${SEC[$base]:-}"; then ratio=$(calc "${SEC[$t]} / ${SEC[$base]}"); fi
+    [[ -n $ratio ]] && record "$key" "$t.thumbs_ratio" "$ratio"
+    md "| $(speed_label "$t") | ${IPS[$t]} | ${SEC[$t]} | ${CPUMS[$t]} | $([[ $t == floor ]] || echo "${RSS[$t]}") | $ratio |"
+  done
+  md ""
+  say "  (images/s and seconds: wall clock, medians of $ROUNDS; CPU ms/image: user+system time of all the tool's processes, median;"
+  say "   peak RSS: largest over the rounds, /usr/bin/time; for xargs and Pool peers their largest single process; last column: images/s of $(speed_short "$SP_BASE") / of this tool)"
+}
+
+# speed_section KEY TITLE SRC N TOOLS... : header, corpus into the page cache,
+# speed_run into bench-out/KEY.
+speed_section() {
+  local key=$1 title=$2 src=$3 n=$4
+  shift 4
+  header "$key: $title; $ROUNDS timed rounds after $WARMUP warm-up, tool order rotates each round; medians"
+  md_title "$key" "$title"
+  SP_SRC=$src
+  cat "$src"/*.jpg >/dev/null # page cache warm: we time decoding, not the disk
+  [[ -n $SP_REF ]] && cat "$SP_REF"/*.jpg >/dev/null
+  speed_run "$key" "$OUT/$key" "$n" "$@"
+}
+
+# verdict_fastest KEY TARGET : thumbs / fastest peer, images/s.
+verdict_fastest() {
+  local rf="n/a"
+  [[ -n $FASTEST ]] && is_num "${SEC[thumbs]}" && rf=$(calc "$FASTEST_SEC / ${SEC[thumbs]}")
+  verdict "$1: thumbs / fastest peer (${FASTEST:-none})" "$rf" ge "$2"
+}
+info_floor() {
+  local rfl="n/a"
+  is_num "${SEC[floor]:-}" && is_num "${SEC[thumbs]}" && rfl=$(calc "${SEC[floor]} / ${SEC[thumbs]}")
+  printf '  %-46s %10s\n' "thumbs / decode floor (no target here)" "$rfl"
+}
+verdict_floor() {
+  local rfl="n/a"
+  is_num "${SEC[floor]:-}" && is_num "${SEC[thumbs]}" && rfl=$(calc "${SEC[floor]} / ${SEC[thumbs]}")
+  verdict "$1: thumbs / decode floor" "$rfl" "$2" "$3"
+}
+
+# ---------------------------------------------------------------- speed sections
+
+section_speed() {
+  ensure_corpus
+  speed_section speed "$CORPUS_N JPEGs ${CORPUS_W}x${CORPUS_H} baseline 4:4:4 Q$CORPUS_Q, no profile -> ${SIZE} px JPEG Q$QUALITY" \
+    "$BASE" "$CORPUS_N" thumbs vipsthumbnail imagemagick pillow floor
+  rm -rf "$OUT/speed"/out-*
+  verdict_fastest speed 1.15
+  verdict_floor speed ge 0.85
+}
+
+section_progressive() {
+  local dir; dir=$(ensure_variant progressive)
+  speed_section progressive "$VARIANT_N JPEGs progressive, libjpeg's standard script (jpegtran -progressive, same pixels) -> ${SIZE} px" \
+    "$dir" "$VARIANT_N" thumbs vipsthumbnail imagemagick pillow floor
+  rm -rf "$OUT/progressive"/out-*
+  verdict_fastest progressive 5
+  verdict "progressive: thumbs peak RSS (MiB)" "${RSS[thumbs]}" le 120
+  info_floor
+}
+
+section_progdc() {
+  local dir; dir=$(ensure_variant progdc)
+  speed_section progdc "$VARIANT_N JPEGs progressive, one DC scan per component (jpegtran -scans bench/scans-dc-per-component.txt) -> ${SIZE} px" \
+    "$dir" "$VARIANT_N" thumbs vipsthumbnail imagemagick pillow floor
+  rm -rf "$OUT/progdc"/out-*
+  verdict_fastest progdc 5
+  verdict "progdc: thumbs peak RSS (MiB)" "${RSS[thumbs]}" le 120
+  info_floor
+}
+
+# tagged_ratio KEY TARGET : thumbs' CPU per image on the tagged corpus / on the
+# same photos untagged.
+tagged_ratio() {
+  local ratio="n/a"
+  is_num "${CPUMS[thumbs]}" && is_num "${CPUMS[thumbs_ref]}" && ratio=$(calc "${CPUMS[thumbs]} / ${CPUMS[thumbs_ref]}")
+  verdict "$1: thumbs CPU/img tagged / untagged" "$ratio" le "$2"
+}
+
+section_srgb() {
+  local dir; dir=$(ensure_variant srgb)
+  SP_REF=$(ensure_first "$VARIANT_N")
+  SP_VT_OPTS="--export-profile srgb" SP_PIL_OPTS="--color-manage"
+  speed_section srgb "$VARIANT_N JPEGs baseline with an sRGB profile embedded ($("${TOOL[@]}" icc-name "$SRGB_ICC"), APP2 added losslessly), vs the same files untagged -> ${SIZE} px" \
+    "$dir" "$VARIANT_N" thumbs thumbs_ref vipsthumbnail imagemagick pillow floor
+  rm -rf "$OUT/srgb"/out-*
+  tagged_ratio srgb 1.03
+}
+
+section_p3() {
+  local dir; dir=$(ensure_variant p3)
+  SP_REF=$(ensure_first "$VARIANT_N")
+  SP_VT_OPTS="--export-profile srgb" SP_PIL_OPTS="--color-manage"
+  speed_section p3 "$VARIANT_N JPEGs converted to Display P3 (vips icc_transform p3, Q$CORPUS_Q 4:4:4, profile embedded), vs the sRGB originals untagged -> ${SIZE} px" \
+    "$dir" "$VARIANT_N" thumbs thumbs_ref vipsthumbnail imagemagick pillow floor
+  tagged_ratio p3 1.10
+  # colour. The target: thumbs' P3 thumbnails against its thumbnails of the
+  # sRGB originals, both lossless (PNG), so JPEG Q80 noise does not count.
+  # Every tool's JPEG outputs against thumbs' JPEGs of the originals show
+  # which tools manage colour (about 2-3 levels is resampling and encoder
+  # noise; an unmanaged path is well above).
+  local t line m mx c mad="n/a" pd=$OUT/p3/png
+  if have_thumbs; then
+    for t in p3 ref; do
+      local from=$dir; [[ $t == ref ]] && from=$SP_REF
+      "$THUMBS" run "$from" --out "$pd/$t" --size "$SIZE" --format png --force --no-report --progress never --quiet \
+        >"$OUT/p3/log.png-$t" 2>&1 || { say "  thumbs --format png failed"; show_log_tail "$OUT/p3/log.png-$t"; }
+    done
+    IFS=$'\t' read -r mad mx c _ <<<"$("${TOOL[@]}" mad "$pd/p3" "$pd/ref")"
+    record p3 thumbs.mad_png_vs_srgb_original "$mad"
+  fi
+  say ""
+  md "| mean absolute difference from the sRGB originals' thumbnails (levels) | mean | worst image | images |"
+  md "|---|---:|---:|---:|"
+  md "| thumbs, lossless PNG vs PNG (the target) | $mad | ${mx:-n/a} | ${c:-n/a} |"
+  for t in thumbs vipsthumbnail imagemagick pillow; do
+    [[ -d $OUT/p3/out-$t && -d $OUT/p3/out-thumbs_ref ]] || continue
+    line=$("${TOOL[@]}" mad "$OUT/p3/out-$t" "$OUT/p3/out-thumbs_ref")
+    IFS=$'\t' read -r m mx c _ <<<"$line"
+    md "| $(speed_label "$t"): JPEG Q$QUALITY vs thumbs' JPEG of the originals | $m | $mx | $c |"
+    record p3 "$t.mad_jpeg_vs_thumbs_srgb_original" "$m"
+  done
+  md ""
+  say "  (JPEG rows include resampling and encoder differences, ~2-3 levels; ImageMagick -thumbnail drops the profile"
+  say "   unmanaged; Pillow --color-manage and vipsthumbnail --export-profile srgb transform to sRGB)"
+  rm -rf "$OUT/p3"/out-* "$pd"
+  verdict "p3: thumbs MAD vs sRGB original's thumbnail (levels)" "$mad" le 2
+}
+
+section_rotated() {
+  local dir; dir=$(ensure_variant rotated)
+  SP_IM_OPTS="-auto-orient" SP_PIL_OPTS="--exif-transpose"
+  speed_section rotated "$VARIANT_N JPEGs baseline with EXIF Orientation 6 (the tag rewritten, same pixels) -> ${SIZE} px, upright" \
+    "$dir" "$VARIANT_N" thumbs vipsthumbnail imagemagick pillow floor
+  local portrait="n/a"
+  [[ -d $OUT/rotated/out-thumbs ]] && portrait=$(find "$OUT/rotated/out-thumbs" -name '*.jpg' -exec vipsheader -f height {} + 2>/dev/null | awk -v s="$SIZE" '$1 == s {n++} END {print n + 0}')
+  say "  thumbs outputs that came out upright (height $SIZE): $portrait of $VARIANT_N"
+  record rotated thumbs.upright_outputs "$portrait"
+  rm -rf "$OUT/rotated"/out-*
+  local rf="n/a"
+  [[ -n $FASTEST ]] && is_num "${SEC[thumbs]}" && rf=$(calc "$FASTEST_SEC / ${SEC[thumbs]}")
+  printf '  %-46s %10s\n' "thumbs / fastest peer, ${FASTEST:-none} (no target)" "$rf"
+  info_floor
+}
+
+section_sizes() {
+  ensure_corpus
+  local src; src=$(ensure_first "$VARIANT_N")
+  SP_BASE=thumbs_two
+  speed_section sizes "$VARIANT_N JPEGs baseline -> ${SIZE} and ${BIG} px in one run, vs Pillow making both from one decode, vs --size $BIG alone" \
+    "$src" "$VARIANT_N" thumbs_two pillow_two thumbs_big thumbs
+  rm -rf "$OUT/sizes"/out-*
+  local r1="n/a" r2="n/a" r3="n/a"
+  is_num "${SEC[thumbs_two]}" && is_num "${SEC[pillow_two]}" && r1=$(calc "${SEC[pillow_two]} / ${SEC[thumbs_two]}")
+  is_num "${SEC[thumbs_two]}" && is_num "${SEC[thumbs_big]}" && r2=$(calc "${SEC[thumbs_two]} / ${SEC[thumbs_big]}")
+  is_num "${CPUMS[thumbs_two]}" && is_num "${CPUMS[thumbs_big]}" && r3=$(calc "${CPUMS[thumbs_two]} / ${CPUMS[thumbs_big]}")
+  printf '  %-46s %10s\n' "CPU: two sizes / --size $BIG alone" "$r3"
+  record sizes cpu_two_over_big "$r3"
+  verdict "sizes: thumbs two sizes / Pillow two sizes" "$r1" ge 1.15
+  verdict "sizes: two sizes / --size $BIG alone (wall)" "$r2" le 1.15
 }
 
 # ---------------------------------------------------------------- quality
@@ -328,16 +664,10 @@ section_quality() {
   local n=${QUALITY_N:-12}
   header "quality: PSNR of ${SIZE} px thumbnails vs a Lanczos3 reference made from the full-resolution image ($n images)"
   ensure_corpus
-  local d=$OUT/quality f stem i step files
-  rm -rf "$d/src" "$d/names.txt" "$d"/out-*; mkdir -p "$d/src"
-  files=("$CORPUS"/*.jpg)
-  step=$((${#files[@]} / n))
-  ((step >= 1)) || step=1
-  for ((i = step / 2; i < ${#files[@]} && i / step < n; i += step)); do
-    f=${files[i]}
-    ln -f "$f" "$d/src/" 2>/dev/null || cp "$f" "$d/src/"
-    basename "$f" >>"$d/names.txt"
-  done
+  local d=$OUT/quality f stem
+  md_title quality "PSNR of ${SIZE} px thumbnails vs a Lanczos3 reference made from the full-resolution image ($n images per corpus)"
+  rm -rf "$d/src" "$d/names.txt" "$d"/out-*; mkdir -p "$d"
+  pick_names "$BASE" "$d" "$n"
 
   local jpg=() png=() fmt
   # thumbs, as JPEG Q80 (the target) and as PNG (the resampling alone)
@@ -391,10 +721,14 @@ section_quality() {
   local label m mn cnt dm b
   while IFS=$'\t' read -r label m mn cnt dm b; do mj[$label]=$m kb[$label]=$b dims[$label]=$dm; done <"$d/psnr-jpeg.tsv"
   while IFS=$'\t' read -r label m mn cnt dm b; do mp[$label]=$m; done <"$d/psnr-png.tsv"
-  printf '\n  %-46s %10s %10s %10s  %s\n' "mean PSNR, dB (higher is closer)" "JPEG Q$QUALITY" "lossless" "JPEG KiB" "size"
+  md ""
+  md "| baseline corpus, mean PSNR, dB (higher is closer) | JPEG Q$QUALITY | lossless | JPEG KiB | size |"
+  md "|---|---:|---:|---:|---|"
   for label in thumbs "vips thumbnail" "$L8" "$L4" "$LP" "$LM"; do
     [[ -n ${mj[$label]:-} || -n ${mp[$label]:-} ]] || continue
-    printf '  %-46s %10s %10s %10s  %s\n' "$label" "${mj[$label]:-n/a}" "${mp[$label]:-n/a}" "${kb[$label]:-n/a}" "${dims[$label]:-}"
+    md "| $label | ${mj[$label]:-n/a} | ${mp[$label]:-n/a} | ${kb[$label]:-n/a} | ${dims[$label]:-} |"
+    record quality "speed.$label.jpeg_db" "${mj[$label]:-n/a}"
+    record quality "speed.$label.lossless_db" "${mp[$label]:-n/a}"
   done
   say ""
   local diff="n/a" dl="n/a" dd="n/a" ddl="n/a"
@@ -405,7 +739,78 @@ section_quality() {
   printf '  %-46s %10s\n' "1/8 decode - 1/4 decode, JPEG Q$QUALITY (dB)" "$dd"
   printf '  %-46s %10s\n' "1/8 decode - 1/4 decode, lossless (dB)" "$ddl"
   printf '  %-46s %10s\n' "thumbs - vips thumbnail, lossless (dB)" "$dl"
+  record quality speed.thumbs_db "${mj[thumbs]:-n/a}"
+  record quality "speed.vips_thumbnail_db" "${mj[vips thumbnail]:-n/a}"
   verdict "thumbs - vips thumbnail, JPEG Q$QUALITY (dB)" "$diff" ge -0.5
+  quality_variants "$n" "${mj[thumbs]:-n/a}" "${mj[vips thumbnail]:-n/a}" "$diff"
+}
+
+# pick_names SRCDIR D N : N photos spread evenly over SRCDIR, linked into
+# D/src, their names in D/names.txt.
+pick_names() {
+  local files=("$1"/*.jpg) d=$2 n=$3 step i f
+  rm -rf "$d/src" "$d/names.txt"; mkdir -p "$d/src"; : >"$d/names.txt"
+  step=$((${#files[@]} / n))
+  ((step >= 1)) || step=1
+  for ((i = step / 2; i < ${#files[@]} && i / step < n; i += step)); do
+    f=${files[i]}
+    ln -f "$f" "$d/src/" 2>/dev/null || cp "$f" "$d/src/"
+    basename "$f" >>"$d/names.txt"
+  done
+}
+
+# quality_variants N : thumbs and `vips thumbnail` (JPEG Q80) on N photos of
+# every derived corpus, against references made from the full-resolution
+# file, turned upright and transformed to sRGB first (benchtool reference()).
+# The progressive corpora share the baseline references (same pixels).
+quality_variants() { # N BASELINE_THUMBS_DB BASELINE_VIPS_DB BASELINE_DIFF
+  local n=$1 kind q=$OUT/quality VQ=()
+  declare -A vdir=()
+  for kind in progressive progdc srgb p3 rotated; do # made first: their progress lines stay out of the table
+    vdir[$kind]=$(ensure_variant "$kind") || vdir[$kind]=""
+  done
+  say ""
+  md "| corpus (JPEG Q$QUALITY, mean PSNR) | thumbs, dB | vips thumbnail, dB | thumbs - vips thumbnail, dB |"
+  md "|---|---:|---:|---:|"
+  md "| $(section_title_short speed) | $2 | $3 | $4 |"
+  for kind in progressive progdc srgb p3 rotated; do
+    local dir vd=$q/$kind ref=$q/ref-$kind vopts=() f stem label m rest
+    [[ $kind == prog* ]] && ref=$q/ref
+    [[ $kind == srgb || $kind == p3 ]] && vopts=(--export-profile srgb)
+    dir=${vdir[$kind]}
+    if [[ -z $dir ]]; then
+      verdict "$kind: thumbs - vips thumbnail, JPEG Q$QUALITY (dB)" n/a ge -0.5; continue
+    fi
+    rm -rf "$vd"; mkdir -p "$vd/out-vips"
+    pick_names "$dir" "$vd" "$n"
+    local cands=()
+    if have_thumbs && timed "$vd/log.thumbs" "$THUMBS" run "$vd/src" --out "$vd/out-thumbs" --size "$SIZE" \
+      $(thumbs_common) >/dev/null; then
+      cands+=("thumbs=$vd/out-thumbs/$SIZE")
+    else
+      have_thumbs && { say "  $kind: thumbs failed -- n/a"; show_log_tail "$vd/log.thumbs"; }
+    fi
+    while read -r -u 3 f; do
+      stem=${f%.*}
+      vips thumbnail "$vd/src/$f" "$vd/out-vips/$stem.jpg[Q=$QUALITY,strip]" "$SIZE" "${vopts[@]}"
+    done 3<"$vd/names.txt"
+    cands+=("vips thumbnail=$vd/out-vips")
+    "${TOOL[@]}" psnr "$ref" "$vd/src" "$vd/names.txt" "${cands[@]}" --ext jpg >"$vd/psnr.tsv"
+    local mt="n/a" mv="n/a" diff="n/a"
+    while IFS=$'\t' read -r label m rest; do
+      [[ $label == thumbs ]] && mt=$m
+      [[ $label == "vips thumbnail" ]] && mv=$m
+    done <"$vd/psnr.tsv"
+    is_num "$mt" && is_num "$mv" && diff=$(calc "$mt - $mv")
+    md "| $(section_title_short "$kind") | $mt | $mv | $diff |"
+    record quality "$kind.thumbs_db" "$mt"
+    record quality "$kind.vips_thumbnail_db" "$mv"
+    rm -rf "$vd/out-thumbs" "$vd/out-vips"
+    VQ+=("$kind|$diff")
+  done
+  md ""
+  local e
+  for e in "${VQ[@]}"; do verdict "${e%%|*}: thumbs - vips thumbnail, JPEG Q$QUALITY (dB)" "${e#*|}" ge -0.5; done
 }
 
 # ---------------------------------------------------------------- memory
@@ -427,7 +832,7 @@ section_memory() {
   cat "$CORPUS_X10"/*.jpg >/dev/null
   local d=$OUT/memory s1 s2 r1="n/a" r2="n/a" ratio="n/a"
   rm -rf "$d"; mkdir -p "$d"
-  if s1=$(timed "$d/t1" rss_run "$d/log1" "$d/rss1" "$CORPUS" "$d/out1"); then
+  if s1=$(timed "$d/t1" rss_run "$d/log1" "$d/rss1" "$BASE" "$d/out1"); then
     r1=$(calc "$(tail -n1 "$d/rss1") / 1024")
   else say "  x1 run failed"; show_log_tail "$d/log1"; fi
   rm -rf "$d/out1"
@@ -438,9 +843,16 @@ section_memory() {
   else say "  x10 run failed"; show_log_tail "$d/log2"; fi
   rm -rf "$d/out2"
   is_num "$r1" && is_num "$r2" && ratio=$(calc "$r2 / $r1")
-  printf '\n  %-46s %10s %10s\n' "run" "peak MiB" "images/s"
-  printf '  %-46s %10s %10s\n' "$CORPUS_N images" "$r1" "$(is_num "$r1" && calc "$CORPUS_N / $s1" || echo n/a)"
-  printf '  %-46s %10s %10s\n' "$((CORPUS_N * 10)) images (x10)" "$r2" "$(is_num "$r2" && calc "$CORPUS_N * 10 / $s2" || echo n/a)"
+  md_title memory "thumbs peak RSS at --jobs 2 (report on), $CORPUS_N images vs the same images x10"
+  local i1 i2
+  i1=$(is_num "$r1" && calc "$CORPUS_N / $s1" || echo n/a) i2=$(is_num "$r2" && calc "$CORPUS_N * 10 / $s2" || echo n/a)
+  md ""
+  md "| run | peak RSS MiB | images/s |"
+  md "|---|---:|---:|"
+  md "| $CORPUS_N images | $r1 | $i1 |"
+  md "| $((CORPUS_N * 10)) images (x10) | $r2 | $i2 |"
+  record memory x1.peak_rss_mib "$r1"; record memory x1.images_per_s "$i1"
+  record memory x10.peak_rss_mib "$r2"; record memory x10.images_per_s "$i2"
   say ""
   verdict "peak RSS, $CORPUS_N images (MiB)" "$r1" le 120
   verdict "peak RSS x10 / x1" "$ratio" le 1.15
@@ -533,7 +945,10 @@ section_list() {
   rm -rf "$d"/out-* "$d/dl"
 
   declare -A sec
-  printf '\n  %-46s %10s %10s\n' "run" "images/s" "seconds"
+  md_title list "$n JPEGs 640x480 from a Picsum-style list over loopback, 50 ms per response, pages of 100"
+  md ""
+  md "| run | images/s | seconds |"
+  md "|---|---:|---:|"
   for t in url curl local; do
     if [[ -f $d/status.$t ]]; then sec[$t]=$(cat "$d/status.$t"); else sec[$t]=$(median "$d/times.$t"); fi
     local label
@@ -542,7 +957,9 @@ section_list() {
     curl) label="(b) download only: curl --parallel-max 16" ;;
     local) label="(c) thumbs run on the same files, local" ;;
     esac
-    printf '  %-46s %10s %10s\n' "$label" "$(is_num "${sec[$t]}" && calc "$n / ${sec[$t]}" || echo "${sec[$t]}")" "${sec[$t]}"
+    local ips; ips=$(is_num "${sec[$t]}" && calc "$n / ${sec[$t]}" || echo "${sec[$t]}")
+    md "| $label | $ips | ${sec[$t]} |"
+    record list "$t.images_per_s" "$ips"; record list "$t.seconds" "${sec[$t]}"
   done
   say "  server side, last round: requests and the most in flight at once"
   for t in url curl local; do
@@ -586,10 +1003,15 @@ section_rerun() {
   fi
   local outs; outs=$(count_jpegs "$RERUN_OUT")
   rm -rf "$RERUN_OUT"
-  printf '\n  %-46s %10s\n' "first run (s)" "$first"
-  printf '  %-46s %10s\n' "second run, median (s)" "$second"
-  printf '  %-46s %10s\n' "thumbnails present after the runs" "$outs"
-  printf '  %-46s %10s\n' "stats.json counts.unchanged (second run)" "$unchanged"
+  md_title rerun "no-op re-run of $n JPEGs 64x48 without --force"
+  md ""
+  md "| no-op re-run, $n images | value |"
+  md "|---|---:|"
+  md "| first run (s) | $first |"
+  md "| second run, median (s) | $second |"
+  md "| thumbnails present after the runs | $outs |"
+  md "| stats.json counts.unchanged (second run) | $unchanged |"
+  record rerun first_seconds "$first"; record rerun second_seconds "$second"; record rerun unchanged "$unchanged"
   say ""
   local ratio="n/a"
   is_num "$first" && is_num "$second" && ratio=$(calc "$second / $first")
@@ -626,9 +1048,16 @@ section_scale() {
   fi
   local outs; outs=$(count_jpegs "$SCALE_DIR/out")
   rm -rf "$SCALE_DIR/out"
-  printf '\n  %-46s %10s\n' "wall (s)" "$wall"
-  printf '  %-46s %10s\n' "images/s" "$(is_num "$wall" && calc "$n / $wall" || echo n/a)"
-  printf '  %-46s %10s\n' "thumbnails written" "$outs"
+  local ips; ips=$(is_num "$wall" && calc "$n / $wall" || echo n/a)
+  md_title scale "$n JPEGs 64x48, one run with the report on"
+  md ""
+  md "| scale, $n images | value |"
+  md "|---|---:|"
+  md "| wall (s) | $wall |"
+  md "| images/s | $ips |"
+  md "| peak RSS MiB | $rss |"
+  md "| thumbnails written | $outs |"
+  record scale wall_seconds "$wall"; record scale images_per_s "$ips"; record scale peak_rss_mib "$rss"
   say ""
   verdict "peak RSS (MiB)" "$rss" le 300
   verdict "manifest+stats+report writing (% of run)" "$share" le 10
@@ -640,38 +1069,65 @@ SECTIONS=()
 (($#)) || set -- all
 for a in "$@"; do
   case $a in
-  all) SECTIONS+=(speed quality memory list rerun); [[ ${BENCH_SCALE:-0} == 1 ]] && SECTIONS+=(scale) ;;
-  speed | quality | memory | list | rerun | scale) SECTIONS+=("$a") ;;
+  all) SECTIONS+=("${ALL_SECTIONS[@]}"); [[ ${BENCH_SCALE:-0} == 1 ]] && SECTIONS+=(scale) ;;
+  speed | progressive | progdc | srgb | p3 | rotated | sizes | quality | memory | list | rerun | scale) SECTIONS+=("$a") ;;
   -h | --help) usage ;;
   *) echo "unknown section: $a" >&2; usage ;;
   esac
 done
 is_num "$ROUNDS" && ((ROUNDS >= 1)) || { echo "ROUNDS must be a positive integer" >&2; exit 2; }
+is_num "$VARIANT_N" && ((VARIANT_N >= 1)) || { echo "VARIANT_N must be a positive integer" >&2; exit 2; }
 
 exec > >(tee "$OUT/bench-last.txt") 2>&1
 : >"$VERDICTS"
+: >"$RESULTS"
+: >"$RESULTS_MD"
+BENCH_T0=$SECONDS
 
 header "machine"
+ensure_tools
+busy=$(cpu_busy)
 say "  cores (nproc):   $NPROC"
 say "  cpu:             $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 say "  memory:          $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
 say "  libvips:         $(vips --version 2>/dev/null || echo missing)"
 say "  vipsthumbnail:   $(command -v vipsthumbnail >/dev/null && echo present || echo missing)"
 say "  ImageMagick:     $(/usr/bin/mogrify -version 2>/dev/null | sed -n '1s/^Version: //p' || echo missing)"
-say "  Pillow:          $("$PY" -c 'import PIL; print(PIL.__version__)' 2>/dev/null || echo missing)"
+say "  Pillow:          $("$PY" -c 'import PIL; print(PIL.__version__)' 2>/dev/null || echo missing) ($PY)"
 say "  djpeg:           $(djpeg -version 2>&1 | head -n1 || echo missing)"
-say "  sections:        ${SECTIONS[*]}   rounds: $ROUNDS (+$WARMUP warm-up)"
-say "  CPU busy now:    $(cpu_busy)% (other processes; should be near 0 for quotable timings)"
+say "  sections:        ${SECTIONS[*]}   rounds: $ROUNDS (+$WARMUP warm-up)   CORPUS_N=$CORPUS_N VARIANT_N=$VARIANT_N"
+say "  CPU busy now:    $busy% (other processes; should be near 0 for quotable timings)"
 resolve_thumbs
+thumbs_version=""
 if have_thumbs; then
-  say "  thumbs:          $THUMBS ($THUMBS_NOTE) $("$THUMBS" --version 2>/dev/null | head -n1 || true)"
+  thumbs_version=$("$THUMBS" --version 2>/dev/null | head -n1 || true)
+  say "  thumbs:          $THUMBS ($THUMBS_NOTE) $thumbs_version"
 else
   say "  thumbs:          n/a -- $THUMBS_NOTE"
 fi
+{
+  printf '# thumbs bench results\n\n'
+  printf -- '- date: %s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
+  printf -- '- machine: %s cores, %s, CPU busy at start %s%%\n' "$NPROC" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')" "$busy"
+  printf -- '- libvips %s; %s; Pillow %s; %s\n' "$(vips --version 2>/dev/null | sed 's/^vips-//')" \
+    "$(/usr/bin/mogrify -version 2>/dev/null | sed -n '1s/^Version: //p' | cut -d' ' -f1-2)" \
+    "$("$PY" -c 'import PIL; print(PIL.__version__)' 2>/dev/null)" "$(djpeg -version 2>&1 | head -n1)"
+  printf -- '- thumbs: %s %s\n' "${THUMBS:-n/a}" "$thumbs_version"
+  printf -- '- %s timed rounds after %s warm-up, medians; CPU = user+system time of all the tool'"'"'s processes; %s JPEGs %sx%s -> %s px JPEG Q%s\n' \
+    "$ROUNDS" "$WARMUP" "$CORPUS_N" "$CORPUS_W" "$CORPUS_H" "$SIZE" "$QUALITY"
+} >>"$RESULTS_MD"
+record machine cores "$NPROC"
+record machine cpu_busy_at_start_pct "$busy"
+record machine libvips "$(vips --version 2>/dev/null)"
+record machine thumbs "${THUMBS:-n/a} $thumbs_version"
+record machine rounds "$ROUNDS"
+record machine warmup "$WARMUP"
 
 BROKEN=()
 for s in "${SECTIONS[@]}"; do
   snap=$(cpu_snapshot)
+  t0=$SECONDS
+  CUR_SECTION=$s
   set +e
   (
     set -e
@@ -680,6 +1136,8 @@ for s in "${SECTIONS[@]}"; do
   rc=$?
   set -e
   load=$(other_load "$snap" "$(cpu_snapshot)")
+  record "$s" section_seconds $((SECONDS - t0))
+  record "$s" other_load_pct "$load"
   if [[ $s == quality ]]; then
     : # no timings in this section
   elif ((load >= 5)); then
@@ -688,6 +1146,7 @@ for s in "${SECTIONS[@]}"; do
   else
     say "  (other processes used $load% of the CPUs during this section)"
   fi
+  say "  (section $s took $((SECONDS - t0)) s)"
   if ((rc != 0)); then
     say "  !! section $s stopped on a harness error (exit status $rc)"
     BROKEN+=("$s")
@@ -697,7 +1156,16 @@ done
 header "summary"
 if [[ -s $VERDICTS ]]; then sed 's/^/  /' "$VERDICTS"; fi
 ((${#BROKEN[@]})) && say "  harness errors in: ${BROKEN[*]}"
-say "  (full output: bench-out/bench-last.txt)"
+say "  whole run: $((SECONDS - BENCH_T0)) s"
+{
+  printf '\n### summary\n\n```\n'
+  cat "$VERDICTS"
+  ((${#BROKEN[@]})) && printf 'harness errors in: %s\n' "${BROKEN[*]}"
+  printf 'whole run: %s s\n```\n' "$((SECONDS - BENCH_T0))"
+} >>"$RESULTS_MD"
+record machine run_seconds $((SECONDS - BENCH_T0))
+"${TOOL[@]}" tojson "$RESULTS" "$OUT/results.json" || true
+say "  (full output: bench-out/bench-last.txt; tables: bench-out/results.md; figures: bench-out/results.json)"
 if ((${#BROKEN[@]})); then exit 1; fi
 if [[ ${BENCH_STRICT:-0} == 1 ]] && grep -q '^FAIL' "$VERDICTS"; then exit 1; fi
 exit 0

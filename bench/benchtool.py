@@ -25,6 +25,18 @@
                                               stats / report, from thumbs'
                                               --log-format json finish event
     benchtool.py stat OUTDIR KEY              a count from OUT/stats.json
+    benchtool.py embed-icc SRC DST ICC        DST = SRC with ICC embedded as APP2
+                                              ICC_PROFILE segment(s) after the
+                                              APPn markers; entropy data untouched
+    benchtool.py orient SRC DST VALUE         DST = SRC with EXIF Orientation
+                                              (IFD0 tag 0x0112) set to VALUE
+    benchtool.py icc-extract IMAGE OUT        write IMAGE's embedded profile to OUT
+    benchtool.py icc-name FILE                description of an ICC profile
+                                              (a .icc file or an image's)
+    benchtool.py mad DIR_A DIR_B              mean absolute difference (levels,
+                                              RGB) between same-stem images:
+                                              prints mean, max, count
+    benchtool.py tojson TSV OUT               section/key/value lines -> JSON
 """
 import json
 import math
@@ -150,13 +162,32 @@ def psnr(a, b):
     return float("inf") if mse == 0 else 10 * math.log10(255.0 ** 2 / mse)
 
 
+def header_field(path, field):
+    out = subprocess.run(["vipsheader", "-f", field, path], capture_output=True, text=True)
+    return out.stdout.strip() if out.returncode == 0 else ""
+
+
 def reference(refdir, src, w, h):
     """Full-resolution decode, Lanczos3 to exactly w x h, no reducing gap
-    (gap 0: one true Lanczos3 reduction, no box pre-shrink), lossless PNG."""
+    (gap 0: one true Lanczos3 reduction, no box pre-shrink), lossless PNG.
+    A source with an EXIF orientation is turned upright first, and one with an
+    embedded colour profile is transformed to sRGB first (thumbs' outputs are
+    upright sRGB), both at full resolution."""
     os.makedirs(refdir, exist_ok=True)
     stem = os.path.splitext(os.path.basename(src))[0]
     ref = os.path.join(refdir, f"{stem}_{w}x{h}.png")
     if not os.path.exists(ref):
+        tmp = ref + ".src.v"
+        if header_field(src, "orientation") not in ("", "1"):
+            subprocess.run(["vips", "autorot", src, tmp], check=True, capture_output=True)
+            src = tmp
+        if header_field(src, "icc-profile-data"):
+            tmp2 = ref + ".icc.v"
+            subprocess.run(["vips", "icc_transform", src, tmp2, "srgb", "--embedded"], check=True, capture_output=True)
+            if src == tmp:
+                os.remove(tmp)
+            os.replace(tmp2, tmp)
+            src = tmp
         out = subprocess.run(["vipsheader", "-f", "width", src], capture_output=True, text=True, check=True)
         W = int(out.stdout)
         out = subprocess.run(["vipsheader", "-f", "height", src], capture_output=True, text=True, check=True)
@@ -170,6 +201,8 @@ def reference(refdir, src, w, h):
         if (got.stdout.strip(), goth.stdout.strip()) != (str(w), str(h)):
             die(f"reference for {src} came out {got.stdout.strip()}x{goth.stdout.strip()}, wanted {w}x{h}")
         os.replace(ref + ".tmp.png", ref)
+        if os.path.exists(tmp):
+            os.remove(tmp)
     return ref
 
 
@@ -207,6 +240,148 @@ def cmd_psnr(refdir, srcdir, names_file, cands, exts=(".jpg", ".jpeg", ".png", "
             print(f"{label}\t{mean:.3f}\t{min(vals):.3f}\t{len(vals)}\t{','.join(sorted(dims))}\t{kib:.1f}")
         else:
             print(f"{label}\tn/a\tn/a\t{len(vals)}\t{missing} missing\tn/a")
+
+
+def jpeg_segments(data):
+    """(marker, start, end) of every marker segment before the first SOS."""
+    if data[:2] != b"\xff\xd8":
+        die("not a JPEG")
+    i, segs = 2, []
+    while i + 4 <= len(data):
+        if data[i] != 0xFF:
+            die("bad JPEG marker structure")
+        m = data[i + 1]
+        if m == 0xFF:
+            i += 1
+            continue
+        n = (data[i + 2] << 8) | data[i + 3]
+        segs.append((m, i, i + 2 + n))
+        if m == 0xDA:
+            break
+        i += 2 + n
+    return segs
+
+
+def cmd_embed_icc(src, dst, icc_path):
+    with open(src, "rb") as f:
+        data = f.read()
+    with open(icc_path, "rb") as f:
+        icc = f.read()
+    segs = jpeg_segments(data)
+    if any(m == 0xE2 and data[a + 4:a + 16] == b"ICC_PROFILE\0" for m, a, _ in segs):
+        die(f"{src} already has an ICC profile")
+    at = 2
+    for m, a, b in segs:
+        if 0xE0 <= m <= 0xE1:
+            at = b
+        else:
+            break
+    chunk = 65519
+    parts = [icc[k:k + chunk] for k in range(0, len(icc), chunk)]
+    blob = b""
+    for k, part in enumerate(parts):
+        body = b"ICC_PROFILE\0" + bytes([k + 1, len(parts)]) + part
+        blob += b"\xff\xe2" + (len(body) + 2).to_bytes(2, "big") + body
+    write_if_needed(dst, data[:at] + blob + data[at:])
+
+
+def cmd_orient(src, dst, value):
+    """Rewrite the Orientation entry of IFD0 in place (the file must have an
+    Exif APP1 with that tag, as vips-written JPEGs do)."""
+    with open(src, "rb") as f:
+        data = bytearray(f.read())
+    for m, a, b in jpeg_segments(bytes(data)):
+        if m != 0xE1 or data[a + 4:a + 10] != b"Exif\0\0":
+            continue
+        t = a + 10
+        big = data[t:t + 2] == b"MM"
+        u16 = lambda o: int.from_bytes(data[o:o + 2], "big" if big else "little")
+        u32 = lambda o: int.from_bytes(data[o:o + 4], "big" if big else "little")
+        ifd = t + u32(t + 4)
+        for k in range(u16(ifd)):
+            e = ifd + 2 + 12 * k
+            if u16(e) == 0x0112:
+                data[e + 8:e + 10] = int(value).to_bytes(2, "big" if big else "little")
+                write_if_needed(dst, bytes(data))
+                return
+    die(f"{src}: no EXIF Orientation tag to rewrite")
+
+
+def cmd_icc_extract(image, out):
+    from PIL import Image
+
+    with Image.open(image) as im:
+        icc = im.info.get("icc_profile")
+    if not icc:
+        die(f"{image} has no embedded profile")
+    with open(out, "wb") as f:
+        f.write(icc)
+
+
+def cmd_icc_name(path):
+    import io
+    from PIL import Image, ImageCms
+
+    try:
+        if path.lower().endswith((".icc", ".icm")):
+            with open(path, "rb") as f:
+                icc = f.read()
+        else:
+            with Image.open(path) as im:
+                icc = im.info.get("icc_profile") or b""
+        prof = ImageCms.ImageCmsProfile(io.BytesIO(icc))
+        print(f"{ImageCms.getProfileDescription(prof).strip()} ({len(icc)} bytes)")
+    except Exception as e:
+        print(f"unknown ({e})")
+
+
+def image_files(d):
+    found = {}
+    for root, _, names in os.walk(d):
+        for n in names:
+            if n.lower().endswith((".jpg", ".jpeg", ".png", ".webp")):
+                found.setdefault(os.path.splitext(n)[0], os.path.join(root, n))
+    return found
+
+
+def cmd_mad(da, db):
+    import numpy as np
+
+    a, b = image_files(da), image_files(db)
+    vals = []
+    for stem in sorted(set(a) & set(b)):
+        x, y = load_rgb(a[stem]), load_rgb(b[stem])
+        if x.shape != y.shape:
+            print(f"n/a\tn/a\t0\t{stem}: {x.shape} vs {y.shape}")
+            return
+        vals.append(float(np.mean(np.abs(x - y))))
+    if not vals or len(vals) != len(a) or len(vals) != len(b):
+        print(f"n/a\tn/a\t{len(vals)}\tunmatched files ({len(a)} vs {len(b)})")
+        return
+    print(f"{sum(vals) / len(vals):.3f}\t{max(vals):.3f}\t{len(vals)}")
+
+
+def cmd_tojson(tsv, out):
+    res = {}
+    try:
+        with open(tsv) as f:
+            for line in f:
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) != 3:
+                    continue
+                sec, key, val = parts
+                try:
+                    v = float(val)
+                    v = int(v) if v.is_integer() and "." not in val else v
+                except ValueError:
+                    v = val
+                res.setdefault(sec, {})[key] = v
+    except FileNotFoundError:
+        pass
+    with open(out + ".tmp", "w") as f:
+        json.dump(res, f, indent=1, sort_keys=False)
+        f.write("\n")
+    os.replace(out + ".tmp", out)
 
 
 NUM_KEY = re.compile(r"(manifest|stats|statistics|report|write|writing|finali[sz]e)", re.I)
@@ -294,6 +469,18 @@ def main(argv):
         cmd_finish(args[0], args[1])
     elif cmd == "stat":
         cmd_stat(args[0], args[1])
+    elif cmd == "embed-icc":
+        cmd_embed_icc(*args[:3])
+    elif cmd == "orient":
+        cmd_orient(*args[:3])
+    elif cmd == "icc-extract":
+        cmd_icc_extract(*args[:2])
+    elif cmd == "icc-name":
+        cmd_icc_name(args[0])
+    elif cmd == "mad":
+        cmd_mad(args[0], args[1])
+    elif cmd == "tojson":
+        cmd_tojson(args[0], args[1])
     else:
         die(f"unknown command {cmd}")
 
