@@ -5,9 +5,12 @@ import CVipsShim
 ///
 /// Most of thumbs' time goes into Huffman decoding. Fed the whole file at
 /// once (instead of libvips's 4 KB reads) libjpeg-turbo stays on its fast
-/// path, and at 1/8 scale `jpeg_dc.c` skips the AC coefficients without
-/// decoding them. Only 8-bit YCbCr, RGB and greyscale files go this way, and
-/// only while the decoded pixels fit `memoryBudget`; everything else, and
+/// path, and at 1/8 scale `jpeg_dc.c` makes the image from DC coefficients
+/// alone: it skips a baseline file's AC coefficients without decoding them,
+/// and decodes only a progressive file's DC scans. Only 8-bit YCbCr, RGB and
+/// greyscale files go this way, and only while the decode fits
+/// `memoryBudget` (for a progressive file decoded by libjpeg, that includes
+/// the whole image's coefficients, which libjpeg holds); everything else, and
 /// every file libjpeg warns about, takes the libvips loader, so damaged files
 /// fail (or pass) exactly as `--fail-on` says.
 enum DirectJPEG {
@@ -21,25 +24,56 @@ enum DirectJPEG {
         var height: Int
         /// EXIF orientation, 1 when absent or invalid.
         var orientation: Int
+        /// A progressive file: libjpeg buffers all its coefficients, while
+        /// the 1/8 decode reads only its DC scans.
+        var progressive: Bool
+        /// 1 (grey) or 3 (colour).
+        var components: Int
+        /// The frame allows the DC-only decode at 1/8 (its scans may still
+        /// send the file to libvips).
+        var dcCapable: Bool
+        /// What libjpeg holds besides the pixels to decode the file at 1/1,
+        /// 1/2 or 1/4: every coefficient of the image for progressive (and
+        /// multi-scan) files, 0 for the usual baseline file.
+        var coefficientBytes: Int
     }
 
     /// The header, or nil when the file is not a JPEG this path decodes.
     static func probe(_ bytes: UnsafeRawBufferPointer) -> Header? {
-        var width: Int32 = 0, height: Int32 = 0, orientation: Int32 = 1
-        guard shim_jpeg_direct_probe(bytes.baseAddress, bytes.count, &width, &height, &orientation) == 0 else {
+        var header = shim_jpeg_header()
+        guard shim_jpeg_direct_probe(bytes.baseAddress, bytes.count, &header) == 0 else {
             return nil
         }
-        return Header(width: Int(width), height: Int(height), orientation: Int(orientation))
+        return Header(
+            width: Int(header.width), height: Int(header.height), orientation: Int(header.orientation),
+            progressive: header.progressive != 0, components: Int(header.components),
+            dcCapable: header.dc_capable != 0, coefficientBytes: header.coefficient_bytes)
     }
 
     /// Decodes at 1/`shrink`, or nil when libvips should decode it instead.
     static func decode(_ bytes: UnsafeRawBufferPointer, shrink: Int) -> DecodedPixels? {
+        decode(bytes, shrink: shrink, memoryBudget: memoryBudget)
+    }
+
+    /// Decodes at 1/`shrink` within `memoryBudget` bytes (pixels, plus
+    /// coefficients when libjpeg buffers them), or nil.
+    static func decode(_ bytes: UnsafeRawBufferPointer, shrink: Int, memoryBudget: Int) -> DecodedPixels? {
         var decoded = shim_jpeg_pixels()
         guard shim_jpeg_direct_decode(bytes.baseAddress, bytes.count, Int32(shrink), memoryBudget, &decoded) == 0 else {
             return nil
         }
         return DecodedPixels(decoded)
     }
+}
+
+/// Which decoder made a `DecodedPixels` (for stats and tests).
+enum JPEGDecoder: String, Sendable {
+    /// DC coefficients of a baseline file, AC skipped (`jpeg_dc.c`).
+    case dcBaseline = "jpeg-dc"
+    /// DC scans of a progressive file, AC scans skipped (`jpeg_dc.c`).
+    case dcProgressive = "jpeg-dc-progressive"
+    /// libjpeg's own scaled decode (`jpeg_direct.c`).
+    case libjpeg = "libjpeg"
 }
 
 /// Decoded JPEG pixels: plain memory, not a libvips image, so a decode
@@ -59,6 +93,15 @@ final class DecodedPixels: @unchecked Sendable {
 
     var width: Int { decoded.width }
     var height: Int { decoded.height }
+
+    /// The decoder that made the pixels.
+    var decoder: JPEGDecoder {
+        switch decoded.decoder {
+        case 1: .dcBaseline
+        case 2: .dcProgressive
+        default: .libjpeg
+        }
+    }
 
     /// A libvips image of the pixels (orientation and ICC profile attached);
     /// the image takes the memory over. Nil if called a second time.
