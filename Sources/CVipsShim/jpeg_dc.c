@@ -6,7 +6,8 @@
  * progressive file it buffers every coefficient of the image and decodes
  * every scan. Here:
  *
- *  - Baseline (sequential) scans: the DC coefficient is decoded and the AC
+ *  - Sequential scans (a baseline file's one scan, or a sequential file's
+ *    scan per component): the DC coefficient is decoded and the AC
  *    coefficients are skipped, never decoded: a 4096-entry table per AC
  *    Huffman table maps the next 12 bits to how many bits and coefficients
  *    the next one to three symbols take, so one lookup usually skips several.
@@ -29,15 +30,17 @@
  * Only 8-bit Huffman-coded files with 1 (grey) or 3 (YCbCr, RGB) components
  * come here. The decode refuses (returns -1, and the caller takes libjpeg or
  * libvips) every file libjpeg would warn about or reject, as far as the DC
- * data and the marker stream show it: a bad Huffman code or table, a missing
- * or misnumbered restart marker, data ending early, bytes between the
- * entropy data and the next marker, a scan that breaks the progression rules,
- * a second scan of a component in a sequential file, an unknown marker, a
- * missing EOI. It also refuses progressive files that leave a component's DC
- * coefficient incomplete (no DC scan, or a missing refinement), and those
- * where a component has no AC data at all, whose DC libjpeg smooths. What it cannot
- * see: damage inside a progressive AC scan that keeps its markers intact
- * (only AC coefficients are lost there, which the 1/8 image does not use).
+ * data and the marker stream show it: a bad Huffman code or table (DC
+ * symbols above 15 included), more than 10 blocks per MCU, a missing or
+ * misnumbered restart marker, data ending early, bytes between the entropy
+ * data and the next marker, a scan that breaks the progression rules, a
+ * component twice in one scan or a second scan of it in a sequential file,
+ * an unknown marker, a missing EOI. It also refuses progressive files that
+ * leave a component's DC coefficient incomplete (no DC scan, or a missing
+ * refinement), and those where a component has no AC data at all, whose DC
+ * libjpeg smooths. What it cannot see: damage inside a progressive AC scan
+ * that leaves the markers intact. libjpeg would warn about it; this decode
+ * returns the DC image, which that damage does not touch.
  */
 #include "jpeg_dc.h"
 
