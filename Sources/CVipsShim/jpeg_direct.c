@@ -11,8 +11,10 @@
  * costs microseconds against milliseconds of entropy decoding.
  *
  * Anything unusual is left to libvips: CMYK and YCCK, 12-bit data, any
- * libjpeg warning (corrupt or truncated data), and decoded images larger than
- * the caller's memory budget. The caller then takes the libvips path, so
+ * libjpeg warning (corrupt or truncated data), and decodes larger than the
+ * caller's memory budget (the pixels, plus the whole image's coefficients
+ * when libjpeg must buffer them: progressive files at 1/1, 1/2, 1/4, or when
+ * the DC decode at 1/8 refuses them). The caller then takes the libvips path, so
  * damaged files get libvips's fail_on policy and messages exactly as before.
  */
 #include "CVipsShim.h"
@@ -125,8 +127,29 @@ static int find_orientation(j_decompress_ptr cinfo) {
     return 1;
 }
 
-int shim_jpeg_direct_probe(const void *buf, size_t len,
-                           int *width, int *height, int *orientation) {
+/* What libjpeg's coefficient controller allocates when it buffers the whole
+ * image (jdcoefct.c, jinit_d_coef_controller with a full buffer): one JBLOCK
+ * (64 16-bit coefficients) per block, each component's blocks rounded up to
+ * whole MCUs. It does so for progressive files and for sequential files
+ * whose first scan lacks a component (jdinput.c, has_multiple_scans);
+ * otherwise it decodes one MCU row at a time and this is 0. Valid after
+ * jpeg_read_header (which sets width_in_blocks). */
+static size_t coefficient_bytes(j_decompress_ptr cinfo) {
+    if (!cinfo->progressive_mode && cinfo->comps_in_scan >= cinfo->num_components)
+        return 0;
+    size_t total = 0;
+    for (int c = 0; c < cinfo->num_components; c++) {
+        jpeg_component_info *comp = &cinfo->comp_info[c];
+        size_t h = (size_t) comp->h_samp_factor, v = (size_t) comp->v_samp_factor;
+        size_t bw = ((size_t) comp->width_in_blocks + h - 1) / h * h;
+        size_t bh = ((size_t) comp->height_in_blocks + v - 1) / v * v;
+        total += bw * bh * sizeof(JBLOCK);
+    }
+    return total;
+}
+
+int shim_jpeg_direct_probe(const void *buf, size_t len, shim_jpeg_header *header) {
+    memset(header, 0, sizeof *header);
     if (!buf || len < 4 || len > (size_t) 0xFFFFFFFFu)
         return -1;
     const unsigned char *bytes = buf;
@@ -145,9 +168,13 @@ int shim_jpeg_direct_probe(const void *buf, size_t len,
         jpeg_destroy_decompress(&cinfo);
         return -1;
     }
-    *width = (int) cinfo.image_width;
-    *height = (int) cinfo.image_height;
-    *orientation = find_orientation(&cinfo);
+    header->width = (int) cinfo.image_width;
+    header->height = (int) cinfo.image_height;
+    header->orientation = find_orientation(&cinfo);
+    header->progressive = cinfo.progressive_mode ? 1 : 0;
+    header->components = cinfo.num_components;
+    header->dc_capable = jpeg_dc_capable(&cinfo);
+    header->coefficient_bytes = coefficient_bytes(&cinfo);
     jpeg_destroy_decompress(&cinfo);
     return 0;
 }
@@ -190,7 +217,9 @@ VipsImage *shim_jpeg_pixels_image(shim_jpeg_pixels *decoded) {
 /* Hands the decoded pixels and what travels with them to `out`. */
 static void fill_result(shim_jpeg_pixels *out, unsigned char *pixels, size_t width,
                         size_t height, int bands, double xres, double yres,
-                        int orientation, JOCTET *icc, unsigned int icc_length) {
+                        int orientation, JOCTET *icc, unsigned int icc_length,
+                        int decoder) {
+    out->decoder = decoder;
     out->pixels = pixels;
     out->width = width;
     out->height = height;
@@ -253,11 +282,12 @@ int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
     if (shrink == 8) {
         /* DC coefficients alone make the 1/8 image (jpeg_dc.c). */
         uint8_t *dc = NULL;
+        int decoder;
         if (jpeg_dc_decode(&cinfo, (const uint8_t *) buf + len, max_bytes,
-                           &dc, &width, &height, &bands) == 0) {
+                           &dc, &width, &height, &bands, &decoder) == 0) {
             jpeg_destroy_decompress(&cinfo);
             fill_result(out, dc, width, height, bands, xres, yres, orientation,
-                        icc, profile_length);
+                        icc, profile_length, decoder);
             return 0;
         }
     }
@@ -272,7 +302,11 @@ int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
     height = cinfo.output_height;
     bands = cinfo.output_components;
     size_t stride = width * (size_t) bands;
-    if (width == 0 || height == 0 || height > max_bytes / stride) {
+    /* A progressive (or multi-scan) file has libjpeg hold every coefficient
+     * of the image as well as the pixels. */
+    size_t coefficients = coefficient_bytes(&cinfo);
+    if (width == 0 || height == 0 || coefficients > max_bytes ||
+        height > (max_bytes - coefficients) / stride) {
         jpeg_destroy_decompress(&cinfo);
         free(icc);
         return -1;
@@ -312,6 +346,6 @@ int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
     height = kept_height;
 
     fill_result(out, pixels, width, height, bands, xres, yres, orientation,
-                icc, profile_length);
+                icc, profile_length, JPEG_DECODER_LIBJPEG);
     return 0;
 }

@@ -109,10 +109,28 @@ void shim_vector_set_enabled(int enabled);
 /// error, over budget); the caller then uses libvips's loader. Neither
 /// touches the libvips error buffer.
 ///
-/// The header: stored width and height, and the EXIF orientation (1 when
-/// absent or invalid).
-int shim_jpeg_direct_probe(const void *buf, size_t len,
-                           int *width, int *height, int *orientation);
+/// A JPEG header as the probe reads it.
+typedef struct {
+    /// Stored size (before orientation).
+    int width, height;
+    /// EXIF orientation, 1 when absent or invalid.
+    int orientation;
+    /// 1 for a progressive file.
+    int progressive;
+    /// 1 (grey) or 3 (YCbCr or RGB).
+    int components;
+    /// 1 when the frame allows the DC-only decode at 1/8 (8-bit Huffman,
+    /// luma at full sampling); its scans may still make it fall back.
+    int dc_capable;
+    /// What libjpeg holds to decode the file at 1/2, 1/4 or 1/1 when it must
+    /// buffer the whole image's coefficients (progressive, or a sequential
+    /// file in several scans): 128 bytes a block, blocks padded to whole
+    /// MCUs per component. 0 when libjpeg streams the file.
+    size_t coefficient_bytes;
+} shim_jpeg_header;
+
+/// Fills `header`; 0, or -1 when the direct path does not take the file.
+int shim_jpeg_direct_probe(const void *buf, size_t len, shim_jpeg_header *header);
 
 /// Decoded pixels (8-bit grey or RGB, rows packed) and what travels with
 /// them. Plain memory, no libvips object: it may move between threads.
@@ -124,10 +142,14 @@ typedef struct {
     int orientation;
     unsigned char *icc;
     size_t icc_length;
+    /// Which decode made the pixels: 0 libjpeg's scaled decode, 1 the DC
+    /// decode of a baseline file, 2 the DC decode of a progressive file.
+    int decoder;
 } shim_jpeg_pixels;
 
-/// Decodes at 1/`shrink` (1, 2, 4 or 8); fails when the decoded pixels
-/// would take more than `max_bytes`. Free the result with
+/// Decodes at 1/`shrink` (1, 2, 4 or 8); fails when the decode would take
+/// more than `max_bytes`: the pixels, plus the whole image's coefficients
+/// when libjpeg must buffer them (see coefficient_bytes). Free the result with
 /// shim_jpeg_pixels_free (also after shim_jpeg_pixels_image).
 int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
                             size_t max_bytes, shim_jpeg_pixels *out);

@@ -17,8 +17,8 @@ public enum DecodePath: String, Sendable, Codable, CaseIterable {
     /// - `--keep-metadata`: libvips, whose loader carries EXIF and XMP over.
     /// - Not a JPEG, or one libjpeg cannot give as 8-bit RGB or grey straight
     ///   away (CMYK, YCCK, 12-bit, arithmetic coding): libvips.
-    /// - 1/8 scale serves every box: the DC-only decode, for baseline and
-    ///   progressive files alike.
+    /// - 1/8 scale serves every box and the frame suits it: the DC-only
+    ///   decode, for baseline and progressive files alike.
     /// - Otherwise libjpeg at 1/4, 1/2 or 1/1 while the decoded pixels fit
     ///   the per-image `pixelBudget`; larger baseline images stream through
     ///   libvips in strips instead. A progressive file needs all its
@@ -32,7 +32,7 @@ public enum DecodePath: String, Sendable, Codable, CaseIterable {
         jpeg: JPEGFacts?, shrink: Int, keepMetadata: Bool, pixelBudget: Int
     ) -> DecodePath {
         guard !keepMetadata, let jpeg, jpeg.directlyDecodable else { return .libvips }
-        if shrink == 8 { return jpeg.progressive ? .jpegDCProgressive : .jpegDC }
+        if shrink == 8 && jpeg.dcCapable { return jpeg.progressive ? .jpegDCProgressive : .jpegDC }
         if jpeg.progressive { return .libjpeg }
         return jpeg.decodedBytes(shrink: shrink) <= pixelBudget ? .libjpeg : .libvips
     }
@@ -51,16 +51,22 @@ public struct JPEGFacts: Sendable, Hashable {
     public var progressive: Bool
     /// libjpeg gives 8-bit RGB or grey for it (not CMYK, YCCK, 12-bit…).
     public var directlyDecodable: Bool
+    /// Its frame allows the DC-only decode at 1/8 (sampling, block counts);
+    /// its scans may still send it elsewhere.
+    public var dcCapable: Bool
     /// What libjpeg holds for a progressive file: every block's 64
     /// coefficients, two bytes each, for the whole image (0 for baseline).
     public var coefficientBytes: Int
 
-    public init(width: Int, height: Int, components: Int, progressive: Bool, directlyDecodable: Bool, coefficientBytes: Int) {
+    public init(
+        width: Int, height: Int, components: Int, progressive: Bool, directlyDecodable: Bool, dcCapable: Bool = true, coefficientBytes: Int
+    ) {
         self.width = width
         self.height = height
         self.components = components
         self.progressive = progressive
         self.directlyDecodable = directlyDecodable
+        self.dcCapable = dcCapable
         self.coefficientBytes = coefficientBytes
     }
 

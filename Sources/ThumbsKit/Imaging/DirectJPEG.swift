@@ -5,9 +5,12 @@ import CVipsShim
 ///
 /// Most of thumbs' time goes into Huffman decoding. Fed the whole file at
 /// once (instead of libvips's 4 KB reads) libjpeg-turbo stays on its fast
-/// path, and at 1/8 scale `jpeg_dc.c` skips the AC coefficients without
-/// decoding them. Only 8-bit YCbCr, RGB and greyscale files go this way, and
-/// only while the decoded pixels fit `memoryBudget`; everything else, and
+/// path, and at 1/8 scale `jpeg_dc.c` makes the image from DC coefficients
+/// alone: it skips a baseline file's AC coefficients without decoding them,
+/// and decodes only a progressive file's DC scans. Only 8-bit YCbCr, RGB and
+/// greyscale files go this way, and only while the decode fits
+/// `memoryBudget` (for a progressive file decoded by libjpeg, that includes
+/// the whole image's coefficients, which libjpeg holds); everything else, and
 /// every file libjpeg warns about, takes the libvips loader, so damaged files
 /// fail (or pass) exactly as `--fail-on` says.
 enum DirectJPEG {
@@ -21,29 +24,51 @@ enum DirectJPEG {
         var height: Int
         /// EXIF orientation, 1 when absent or invalid.
         var orientation: Int
+        /// A progressive file: libjpeg buffers all its coefficients, while
+        /// the 1/8 decode reads only its DC scans.
+        var progressive: Bool
+        /// 1 (grey) or 3 (colour).
+        var components: Int
+        /// The frame allows the DC-only decode at 1/8 (its scans may still
+        /// send the file to libvips).
+        var dcCapable: Bool
+        /// What libjpeg holds besides the pixels to decode the file at 1/1,
+        /// 1/2 or 1/4: every coefficient of the image for progressive (and
+        /// multi-scan) files, 0 for the usual baseline file.
+        var coefficientBytes: Int
 
         /// What the choice of a decode path needs to know.
         var facts: JPEGFacts {
-            JPEGFacts(width: width, height: height, components: 3, progressive: false, directlyDecodable: true, coefficientBytes: 0)
+            JPEGFacts(width: width, height: height, components: components, progressive: progressive,
+                      directlyDecodable: true, dcCapable: dcCapable, coefficientBytes: coefficientBytes)
         }
     }
 
     /// The header, or nil when the file is not a JPEG this path decodes.
     static func probe(_ bytes: UnsafeRawBufferPointer) -> Header? {
-        var width: Int32 = 0, height: Int32 = 0, orientation: Int32 = 1
-        guard shim_jpeg_direct_probe(bytes.baseAddress, bytes.count, &width, &height, &orientation) == 0 else {
+        var header = shim_jpeg_header()
+        guard shim_jpeg_direct_probe(bytes.baseAddress, bytes.count, &header) == 0 else {
             return nil
         }
-        return Header(width: Int(width), height: Int(height), orientation: Int(orientation))
+        return Header(
+            width: Int(header.width), height: Int(header.height), orientation: Int(header.orientation),
+            progressive: header.progressive != 0, components: Int(header.components),
+            dcCapable: header.dc_capable != 0, coefficientBytes: header.coefficient_bytes)
     }
 
     /// Decodes at 1/`shrink`, or nil when libvips should decode it instead.
-    static func decode(_ bytes: UnsafeRawBufferPointer, shrink: Int, maxBytes: Int = memoryBudget) -> DecodedPixels? {
+    static func decode(_ bytes: UnsafeRawBufferPointer, shrink: Int) -> DecodedPixels? {
+        decode(bytes, shrink: shrink, memoryBudget: memoryBudget)
+    }
+
+    /// Decodes at 1/`shrink` within `memoryBudget` bytes (pixels, plus
+    /// coefficients when libjpeg buffers them), or nil.
+    static func decode(_ bytes: UnsafeRawBufferPointer, shrink: Int, memoryBudget: Int) -> DecodedPixels? {
         var decoded = shim_jpeg_pixels()
-        guard shim_jpeg_direct_decode(bytes.baseAddress, bytes.count, Int32(shrink), maxBytes, &decoded) == 0 else {
+        guard shim_jpeg_direct_decode(bytes.baseAddress, bytes.count, Int32(shrink), memoryBudget, &decoded) == 0 else {
             return nil
         }
-        return DecodedPixels(decoded, decoder: shrink == 8 ? .jpegDC : .libjpeg)
+        return DecodedPixels(decoded)
     }
 }
 
@@ -55,18 +80,24 @@ enum DirectJPEG {
 /// that owns the value at that point.
 final class DecodedPixels: @unchecked Sendable {
     private var decoded: shim_jpeg_pixels
-    /// The path that decoded them.
-    let decoder: DecodePath
 
-    fileprivate init(_ decoded: shim_jpeg_pixels, decoder: DecodePath) {
+    fileprivate init(_ decoded: shim_jpeg_pixels) {
         self.decoded = decoded
-        self.decoder = decoder
     }
 
     deinit { shim_jpeg_pixels_free(&decoded) }
 
     var width: Int { decoded.width }
     var height: Int { decoded.height }
+
+    /// The decoder that made the pixels.
+    var decoder: DecodePath {
+        switch decoded.decoder {
+        case 1: .jpegDC
+        case 2: .jpegDCProgressive
+        default: .libjpeg
+        }
+    }
 
     /// A libvips image of the pixels (orientation and ICC profile attached);
     /// the image takes the memory over. Nil if called a second time.

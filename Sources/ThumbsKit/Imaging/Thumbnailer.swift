@@ -139,7 +139,7 @@ public enum Thumbnailer {
         limits: DecodeLimits
     ) throws(ItemError) -> DecodedImage {
         if plan.path.isDirect, let info = plan.info,
-           let pixels = DirectJPEG.decode(bytes, shrink: plan.shrink, maxBytes: max(DirectJPEG.memoryBudget, plan.peakBytes)) {
+           let pixels = DirectJPEG.decode(bytes, shrink: plan.shrink, memoryBudget: max(DirectJPEG.memoryBudget, plan.peakBytes)) {
             return DecodedImage(info: info, decoder: pixels.decoder, stage: .pixels(pixels))
         }
         // Not a JPEG of the direct paths, or one they gave up on (damaged

@@ -3,10 +3,15 @@
 /// items included, and across shards in `thumbs merge`), so that the groups
 /// never depend on what a run happened to decode.
 public enum LookalikeGrouping {
-    /// `--similar`'s default, chosen by measurement (bench/lookalikes.py).
-    public static let defaultDistance = 8
-    /// The largest `--similar` accepted: past it, unrelated photos match.
-    public static let maxDistance = 16
+    /// `--similar`'s default, chosen by measurement (bench/lookalikes.py,
+    /// bench/lookalikes-results.md): every re-encoded, resized, brightened
+    /// and WebP copy found, and no false pair among 1,000 distinct photos.
+    /// A pHash has 32 bits set, so distances are even: 3 acts as 2 except
+    /// where coefficients tie with the median.
+    public static let defaultDistance = 3
+    /// The largest `--similar` accepted: at 12 bits, 1,000 distinct photos
+    /// already give thousands of false pairs.
+    public static let maxDistance = 12
 
     /// What `apply` found, for stats.json's `similar`.
     public struct Summary: Sendable, Codable, Equatable {

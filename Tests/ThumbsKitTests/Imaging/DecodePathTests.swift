@@ -110,12 +110,14 @@ final class DecodePathTests: XCTestCase {
         TestImages.write(source + "/a.jpg", width: 2400, height: 1800, options: "[Q=90]")
         TestImages.write(source + "/b.png", width: 300, height: 200)
         TestImages.write(source + "/c.jpg", width: 1200, height: 900, options: "[Q=90]")
+        TestImages.write(source + "/d.jpg", width: 2400, height: 1800, options: "[Q=90,interlace]")
+        TestImages.write(source + "/e.jpg", width: 1200, height: 900, options: "[Q=90,interlace]")
         let outcome = try await runThumbs([source], out: root + "/out") { $0.output.sizes = [ThumbSize(width: 256, height: 256)] }
         let stats = try XCTUnwrap(outcome.statistics)
         XCTAssertEqual(stats.decoders["jpeg-dc"], 1)
-        XCTAssertEqual(stats.decoders["libjpeg"], 1)
+        XCTAssertEqual(stats.decoders["libjpeg"], 2, "c.jpg, and e.jpg (progressive) at 1/4")
         XCTAssertEqual(stats.decoders["libvips"], 1)
-        XCTAssertEqual(stats.decoders["jpeg-dc-progressive"], 0)
+        XCTAssertEqual(stats.decoders["jpeg-dc-progressive"], 1)
         let written = try JSONDecoder().decode(Statistics.self, from: Data(contentsOf: URL(fileURLWithPath: root + "/out/stats.json")))
         XCTAssertEqual(written.decoders, stats.decoders)
         // A re-run decodes nothing.

@@ -36,7 +36,10 @@ final class DirectJPEGTests: XCTestCase {
             let data = try Data(contentsOf: URL(fileURLWithPath: textured(variant.name, width: 517, height: 389, bands: variant.bands, options: variant.options)))
             for shrink in [1, 2, 4, 8] {
                 let label = "\(variant.name) 1/\(shrink)"
-                let direct = try XCTUnwrap(data.withUnsafeBytes { DirectJPEG.decode($0, shrink: shrink)?.image() }, label)
+                let pixels = try XCTUnwrap(data.withUnsafeBytes { DirectJPEG.decode($0, shrink: shrink) }, label)
+                let decoder: DecodePath = shrink != 8 ? .libjpeg : variant.name == "progressive" ? .jpegDCProgressive : .jpegDC
+                XCTAssertEqual(pixels.decoder, decoder, label)
+                let direct = try XCTUnwrap(pixels.image(), label)
                 let reference = try XCTUnwrap(libvipsDecode(data, shrink: shrink), label)
                 XCTAssertEqual(direct.width, reference.width, label)
                 XCTAssertEqual(direct.height, reference.height, label)
@@ -58,6 +61,10 @@ final class DirectJPEGTests: XCTestCase {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         let header = try XCTUnwrap(data.withUnsafeBytes { DirectJPEG.probe($0) })
         XCTAssertEqual([header.width, header.height, header.orientation], [300, 200, 6])
+        XCTAssertFalse(header.progressive)
+        XCTAssertTrue(header.dcCapable)
+        XCTAssertEqual(header.components, 3)
+        XCTAssertEqual(header.coefficientBytes, 0)
         let image = try XCTUnwrap(data.withUnsafeBytes { DirectJPEG.decode($0, shrink: 8)?.image() })
         XCTAssertEqual(image.orientation, 6)
     }

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Off CI (not part of the Swift package or `make test`). Builds the direct
+# JPEG path's fuzzer and tools with the toolchain's clang into fuzz/out:
+#
+#   fuzz/build.sh                 fuzzer (libFuzzer + ASan + UBSan), coverage
+#                                 replayer, dccheck (checks and timing)
+#   fuzz/build.sh run [SECONDS]   also makes the seeds and fuzzes (1 process)
+#   fuzz/build.sh cover           replays the corpus, prints jpeg_dc.c coverage
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+out=$here/out
+mkdir -p "$out"
+bin=$(dirname "$(command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)")
+cc=$bin/clang; [[ -x $cc ]] || cc=clang
+shim=$root/Sources/CVipsShim
+srcs="$shim/jpeg_dc.c $shim/jpeg_direct.c"
+flags="-g -I$shim/include $(pkg-config --cflags vips)"
+libs="$(pkg-config --libs vips) -ljpeg -lm"
+
+build() {
+  $cc -O1 $flags -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+    "$here/jpeg_fuzzer.c" $srcs -o "$out/jpeg_fuzzer" $libs
+  $cc -O1 $flags -fprofile-instr-generate -fcoverage-mapping -fsanitize=fuzzer \
+    "$here/jpeg_fuzzer.c" $srcs -o "$out/jpeg_cover" $libs
+  $cc -O2 $flags "$here/dccheck.c" $srcs -o "$out/dccheck" $libs
+}
+
+seeds() {
+  rm -rf "$out/seeds"
+  mkdir -p "$out/seeds"
+  for size in "43 37" "70 19"; do   # odd sizes: partial MCUs
+    rm -rf "$out/seeds-tmp"
+    "$here/make_jpegs.sh" "$out/seeds-tmp" $size >/dev/null
+    for f in "$out"/seeds-tmp/*.jpg; do mv "$f" "$out/seeds/$(basename "${f%.jpg}")-${size/ /x}.jpg"; done
+  done
+  rm -rf "$out/seeds-tmp"
+}
+
+case ${1:-build} in
+  build) build ;;
+  run)
+    build; [[ -d $out/seeds ]] || seeds; mkdir -p "$out/corpus" "$out/crashes"
+    ASAN_OPTIONS=detect_leaks=1 "$out/jpeg_fuzzer" "$out/corpus" "$out/seeds" \
+      -dict="$here/jpeg.dict" -max_len=8192 -timeout=10 -rss_limit_mb=1024 \
+      -max_total_time="${2:-1200}" -print_final_stats=1 -artifact_prefix="$out/crashes/" ;;
+  cover)
+    rm -f "$out"/*.profraw
+    LLVM_PROFILE_FILE="$out/cover.profraw" "$out/jpeg_cover" -runs=0 "$out/corpus" "$out/seeds" >/dev/null 2>&1
+    "$bin/llvm-profdata" merge -sparse "$out/cover.profraw" -o "$out/cover.profdata"
+    "$bin/llvm-cov" report "$out/jpeg_cover" -instr-profile="$out/cover.profdata" $srcs ;;
+esac
