@@ -1,0 +1,136 @@
+import Foundation
+
+/// BlurHash (woltapp/blurhash): a short base-83 string of DCT components from
+/// which a client renders a blurred placeholder.
+///
+/// A port of the reference C encoder (`blurHashForPixels` in C/encode.c and
+/// common.h, which woltapp's Python package `blurhash-python` wraps), keeping
+/// its single-precision arithmetic step by step: `Float` accumulators, `cosf`
+/// of a double-precision angle, `powf`, and the same double/float conversions
+/// at each C expression, so that the strings agree character for character.
+/// Alpha is ignored, as in the reference (RGBA reads as RGB).
+public enum BlurHash {
+    /// The component grid the manifest uses: 4 across, 3 down.
+    public static let defaultComponents = (x: 4, y: 3)
+
+    /// Encodes `pixels` (RGB, RGBA or grey) with `xComponents` × `yComponents`
+    /// components, each 1...9. Any size works; the pipeline passes a reduction
+    /// that fits in 100×100 because the cost is proportional to the pixels.
+    public static func encode(_ pixels: PixelBuffer, xComponents: Int = 4, yComponents: Int = 3) -> String {
+        precondition((1...9).contains(xComponents) && (1...9).contains(yComponents), "BlurHash components are 1...9")
+        let w = pixels.width, h = pixels.height
+        let linear = linearChannels(pixels)
+
+        var factors: [(r: Float, g: Float, b: Float)] = []
+        for yc in 0..<yComponents {
+            for xc in 0..<xComponents {
+                factors.append(multiplyBasisFunction(xc, yc, width: w, height: h, linear: linear))
+            }
+        }
+
+        var hash = ""
+        hash += base83(xComponents - 1 + (yComponents - 1) * 9, length: 1)
+        let ac = factors.dropFirst()
+        let maximumValue: Float
+        if !ac.isEmpty {
+            var actualMaximum: Float = 0
+            for f in ac {
+                actualMaximum = fmaxf(fabsf(f.r), actualMaximum)
+                actualMaximum = fmaxf(fabsf(f.g), actualMaximum)
+                actualMaximum = fmaxf(fabsf(f.b), actualMaximum)
+            }
+            // C: floorf((float)(actualMaximum * 166 - 0.5)): the float product, the double subtraction.
+            let quantised = Int(fmaxf(0, fminf(82, floorf(Float(Double(actualMaximum * 166) - 0.5)))))
+            maximumValue = (Float(quantised) + 1) / 166
+            hash += base83(quantised, length: 1)
+        } else {
+            maximumValue = 1
+            hash += base83(0, length: 1)
+        }
+        let dc = factors[0]
+        hash += base83((linearToSRGB(dc.r) << 16) + (linearToSRGB(dc.g) << 8) + linearToSRGB(dc.b), length: 4)
+        for f in ac {
+            let value = quantiseAC(f.r, maximumValue) * 19 * 19 + quantiseAC(f.g, maximumValue) * 19 + quantiseAC(f.b, maximumValue)
+            hash += base83(value, length: 2)
+        }
+        return hash
+    }
+
+    /// The reference's sRGB decode, `sRGBToLinear` in common.h, in float.
+    public static func sRGBToLinear(_ value: UInt8) -> Float { linearTable[Int(value)] }
+
+    /// The reference's sRGB encode, `linearTosRGB` in common.h: clamps, then
+    /// truncates `x * 255 + 0.5` computed in double.
+    public static func linearToSRGB(_ value: Float) -> Int {
+        let v = fmaxf(0, fminf(1, value))
+        if Double(v) <= 0.0031308 { return Int(Double(v) * 12.92 * 255 + 0.5) }
+        return Int((1.055 * Double(powf(v, Float(1 / 2.4))) - 0.055) * 255 + 0.5)
+    }
+
+    private static let linearTable: [Float] = (0...255).map { value in
+        let v = Float(value) / 255
+        if Double(v) <= 0.04045 { return Float(Double(v) / 12.92) }
+        return powf(Float((Double(v) + 0.055) / 1.055), 2.4)
+    }
+
+    /// Linear-light R, G and B planes.
+    private static func linearChannels(_ pixels: PixelBuffer) -> (r: [Float], g: [Float], b: [Float]) {
+        let n = pixels.pixelCount, c = pixels.layout.channels
+        var r = [Float](repeating: 0, count: n), g = r, b = r
+        pixels.bytes.withUnsafeBufferPointer { px in
+            for i in 0..<n {
+                let o = i * c
+                if c == 1 {
+                    r[i] = linearTable[Int(px[o])]; g[i] = r[i]; b[i] = r[i]
+                } else {
+                    r[i] = linearTable[Int(px[o])]
+                    g[i] = linearTable[Int(px[o + 1])]
+                    b[i] = linearTable[Int(px[o + 2])]
+                }
+            }
+        }
+        return (r, g, b)
+    }
+
+    /// One component: the image projected on cos(πx·xc/w)·cos(πy·yc/h),
+    /// summed in float row by row as the C code does.
+    private static func multiplyBasisFunction(_ xc: Int, _ yc: Int, width w: Int, height h: Int,
+                                              linear: (r: [Float], g: [Float], b: [Float])) -> (r: Float, g: Float, b: Float) {
+        // C: cosf(M_PI * xComponent * x / width): the angle in double, then cosf.
+        let cosX = (0..<w).map { x in cosf(Float(Double.pi * Double(xc) * Double(x) / Double(w))) }
+        let cosY = (0..<h).map { y in cosf(Float(Double.pi * Double(yc) * Double(y) / Double(h))) }
+        var r: Float = 0, g: Float = 0, b: Float = 0
+        for y in 0..<h {
+            let row = y * w
+            for x in 0..<w {
+                let basis = cosX[x] * cosY[y]
+                r += basis * linear.r[row + x]
+                g += basis * linear.g[row + x]
+                b += basis * linear.b[row + x]
+            }
+        }
+        let normalisation: Float = (xc == 0 && yc == 0) ? 1 : 2
+        let scale = normalisation / Float(w * h)
+        return (r * scale, g * scale, b * scale)
+    }
+
+    /// C: floorf((float)(signPow(v / max, 0.5) * 9 + 9.5)), clamped to 0...18.
+    private static func quantiseAC(_ value: Float, _ maximumValue: Float) -> Int {
+        let scaled = value / maximumValue
+        let signPow = copysignf(powf(fabsf(scaled), 0.5), scaled)
+        return Int(fmaxf(0, fminf(18, floorf(Float(Double(signPow * 9) + 9.5)))))
+    }
+
+    static let base83Characters = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz#$%*+,-.:;=?@[]^_{|}~")
+
+    static func base83(_ value: Int, length: Int) -> String {
+        var divisor = 1
+        for _ in 0..<(length - 1) { divisor *= 83 }
+        var out = ""
+        for _ in 0..<length {
+            out.append(base83Characters[(value / divisor) % 83])
+            divisor /= 83
+        }
+        return out
+    }
+}
