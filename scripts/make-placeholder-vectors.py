@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Makes the placeholder test vectors: small generated images and the strings
 the reference encoders give for them, written to
-Tests/ThumbsKitTests/Fixtures/placeholders/vectors.json, which
+Tests/Fixtures/placeholders/vectors.json (outside the test target, so
+SwiftPM sees no unhandled resource), which
 PlaceholderVectorTests reads (the Swift tests need no Python).
 
     python3 -m venv /tmp/vec && /tmp/vec/bin/pip install \
@@ -45,7 +46,7 @@ from PIL import Image
 from thumbhash.encode import rgba_to_thumbhash
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "Tests", "ThumbsKitTests", "Fixtures", "placeholders", "vectors.json")
+OUT = os.path.join(ROOT, "Tests", "Fixtures", "placeholders", "vectors.json")
 
 
 def smooth_noise(rng, w, h, cells, channels):

@@ -36,10 +36,11 @@ final class PlaceholderVectorTests: XCTestCase {
         let vectors: [Vector]
     }
 
-    /// Read next to this source file, so the package needs no resource rule.
+    /// Found from this source file's path, in Tests/Fixtures (outside the
+    /// test target's folder, so the package needs no resource rule).
     static let file: VectorFile = {
         let url = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/placeholders/vectors.json")
         return try! JSONDecoder().decode(VectorFile.self, from: Data(contentsOf: url))
     }()
