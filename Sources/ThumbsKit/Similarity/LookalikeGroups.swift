@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Groups of look-alike images by perceptual hash.
 ///
 /// The rule, in manifest order: an item joins the group of the EARLIEST
@@ -14,10 +16,14 @@
 /// order gives the same groups.
 ///
 /// Not quadratic: multi-index hashing. The 64 bits are cut into `m` chunks
-/// (4 to 8 of them, 8 to 16 bits each). If two hashes differ in at most D bits, then by
-/// pigeonhole at least one chunk differs in at most ⌊D/m⌋ bits, so an item's
-/// candidates are the items filed under a chunk value within ⌊D/m⌋ bits of its
-/// own; only those are compared in full.
+/// (4 to 8 of them, 8 to 16 bits each). If two hashes differ in at most D
+/// bits, then by pigeonhole at least one chunk differs in at most ⌊D/m⌋ bits,
+/// so an item's candidates are the items filed under a chunk value within
+/// ⌊D/m⌋ bits of its own; only those are compared in full. For D ≤ 3 that is
+/// 4 exact lookups per item. The lookups only read the index, so they run in
+/// parallel blocks; a single pass in manifest order then follows the chains.
+/// (100,000 random hashes, -O, on 2 busy cores: 0.04 s CPU at D = 3, 0.5 s
+/// at D = 8; the cost grows quickly past D = 10.)
 public enum LookalikeGroups {
     public struct Match: Sendable, Hashable {
         /// Index, in the input, of the group's first item.
@@ -48,17 +54,28 @@ public enum LookalikeGroups {
         let values = present.map { hashes[$0]! }
         let index = ChunkIndex(values, maxDistance: maxDistance)
         var groupOf = [Int32](repeating: 0, count: values.count)  // position in `values` of the representative
-        let matches = values.withUnsafeBufferPointer { values in
+        // Queries only read the index: spread them over the cores in blocks,
+        // each block writing its own slots.
+        let earliest = UnsafeMutableBufferPointer<Int32>.allocate(capacity: values.count)
+        defer { earliest.deallocate() }
+        let slots = EarliestSlots(earliest)
+        let blockSize = 4096
+        DispatchQueue.concurrentPerform(iterations: (values.count + blockSize - 1) / blockSize) { block in
             index.offsets.withUnsafeBufferPointer { offsets in
                 index.members.withUnsafeBufferPointer { members in
-                    (0..<values.count).map { i in
-                        index.earliestMatch(of: i, in: values, maxDistance: maxDistance, offsets: offsets, members: members)
+                    index.memberHashes.withUnsafeBufferPointer { memberHashes in
+                        for i in (block * blockSize)..<min(values.count, (block + 1) * blockSize) {
+                            let j = index.earliestMatch(of: i, hash: values[i], maxDistance: maxDistance, offsets: offsets,
+                                                        members: members, memberHashes: memberHashes)
+                            slots.buffer[i] = Int32(j ?? -1)
+                        }
                     }
                 }
             }
         }
         for i in 0..<values.count {
-            if let j = matches[i] {
+            let j = Int(earliest[i])
+            if j >= 0 {
                 let representative = Int(groupOf[j])
                 groupOf[i] = Int32(representative)
                 let distance = (values[i] ^ values[representative]).nonzeroBitCount
@@ -81,10 +98,16 @@ public enum LookalikeGroups {
     }
 }
 
+/// Lets `concurrentPerform` iterations write disjoint slots of one buffer.
+private struct EarliestSlots: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<Int32>
+    init(_ buffer: UnsafeMutableBufferPointer<Int32>) { self.buffer = buffer }
+}
+
 /// The multi-index: for each chunk, the item positions filed under each chunk
 /// value, ascending (a counting sort into one flat array per index, CSR layout).
-private struct ChunkIndex {
-    struct Chunk {
+private struct ChunkIndex: Sendable {
+    struct Chunk: Sendable {
         let shift: UInt64
         let bits: Int
         /// Where this chunk's `2^bits + 1` run starts in `offsets`.
@@ -98,6 +121,9 @@ private struct ChunkIndex {
     /// `members` (slice c starts at c * count).
     var offsets: [Int32] = []
     var members: [Int32] = []
+    /// The hash of each entry of `members`, side by side, so that a bucket
+    /// is scanned in order rather than by jumps into the hash list.
+    var memberHashes: [UInt64] = []
     let count: Int
 
     init(_ values: [UInt64], maxDistance: Int) {
@@ -111,8 +137,10 @@ private struct ChunkIndex {
             let widths = (0..<m).map { 64 / m + ($0 < 64 % m ? 1 : 0) }
             let radius = maxDistance / m
             let cost = widths.reduce(0.0) { total, bits in
+                // A bucket lookup is a jump in memory; a comparison, a step
+                // along a bucket: a lookup costs about as much as 16 comparisons (measured).
                 let probes = Double(Self.maskCount(bits: bits, radius: radius))
-                return total + probes * (1 + n / Double(1 << bits))
+                return total + probes * (16 + n / Double(1 << bits))
             }
             return (cost, widths, radius)
         }
@@ -128,6 +156,7 @@ private struct ChunkIndex {
         self.chunks = chunks
         offsets = [Int32](repeating: 0, count: offsetBase)
         members = [Int32](repeating: 0, count: chunks.count * values.count)
+        memberHashes = [UInt64](repeating: 0, count: chunks.count * values.count)
         for (c, chunk) in chunks.enumerated() {
             let base = chunk.offsetBase, buckets = 1 << chunk.bits
             for v in values { offsets[base + Int(Self.value(v, chunk)) + 1] += 1 }
@@ -137,6 +166,7 @@ private struct ChunkIndex {
             for (i, v) in values.enumerated() {
                 let b = Int(Self.value(v, chunk))
                 members[memberBase + Int(fill[b])] = Int32(i)
+                memberHashes[memberBase + Int(fill[b])] = v
                 fill[b] += 1
             }
         }
@@ -148,11 +178,11 @@ private struct ChunkIndex {
     }
 
     /// The smallest position j < i whose hash is within `maxDistance` of item i's.
-    func earliestMatch(of i: Int, in values: UnsafeBufferPointer<UInt64>, maxDistance: Int,
-                       offsets: UnsafeBufferPointer<Int32>, members: UnsafeBufferPointer<Int32>) -> Int? {
-        let h = values[i]
+    func earliestMatch(of i: Int, hash h: UInt64, maxDistance: Int, offsets: UnsafeBufferPointer<Int32>,
+                       members: UnsafeBufferPointer<Int32>, memberHashes: UnsafeBufferPointer<UInt64>) -> Int? {
         var best = i
-        for (c, chunk) in chunks.enumerated() {
+        for c in chunks.indices {
+            let chunk = chunks[c]
             let own = Self.value(h, chunk)
             let memberBase = c * count
             for mask in chunk.probes {
@@ -163,7 +193,7 @@ private struct ChunkIndex {
                 while k < end {
                     let j = Int(members[k])
                     if j >= best { break }
-                    if (h ^ values[j]).nonzeroBitCount <= maxDistance {
+                    if (h ^ memberHashes[k]).nonzeroBitCount <= maxDistance {
                         best = j
                         break
                     }
