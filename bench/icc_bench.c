@@ -5,6 +5,7 @@
  *      -ISources/CVipsShim/include $(pkg-config --cflags --libs vips lcms2)
  *   /tmp/icc_bench [ITERATIONS=300] [photo.jpg ...]
  *   /tmp/icc_bench pipeline [ITERATIONS=20]
+ *   /tmp/icc_bench corpus DIR [COUNT=4]
  *
  * For each test image (a synthetic photo-like 256x192 image, a 64^3 grid of
  * every colour, and thumbnails of the JPEGs given): converts the sRGB pixels
@@ -18,6 +19,11 @@
  * profile embedded), and times a thumbs-like pipeline on each (load with
  * shrink 8, Lanczos3 resize to 256 px, profile step, JPEG save): CPU per
  * image, libvips icc_transform against the fast step.
+ *
+ * `corpus` writes COUNT such photos (4000x3000, Q86..94: 5 files each) three times, to
+ * DIR/untagged, DIR/srgb (libvips's sRGB profile embedded, same pixels) and
+ * DIR/p3 (pixels converted to Display P3, its profile embedded), for timing
+ * the thumbs binary on each.
  */
 #include "CVipsShim.h"
 
@@ -207,13 +213,55 @@ static void *make_jpeg(VipsImage *image, const char *options, size_t *length) {
     return buf;
 }
 
-static int pipeline_bench(int iterations) {
-    VipsImage *base = photo_like(4000, 3000, 3), *noise, *sum, *detailed, *srgb, *p3;
-    if (vips_gaussnoise(&noise, 4000, 3000, "sigma", 6.0, "mean", 0.0, "seed", 9, NULL) ||
+/* A 4000x3000 photo-like sRGB image in memory: colour fields and detail. */
+static VipsImage *big_photo(int seed) {
+    VipsImage *base = photo_like(4000, 3000, seed), *noise, *sum, *detailed, *srgb;
+    if (vips_gaussnoise(&noise, 4000, 3000, "sigma", 6.0, "mean", 0.0, "seed", seed + 9, NULL) ||
         vips_add(base, noise, &sum, NULL) || vips_cast(sum, &detailed, VIPS_FORMAT_UCHAR, NULL) ||
         vips_copy(detailed, &srgb, "interpretation", VIPS_INTERPRETATION_sRGB, NULL))
         die("detail");
-    VipsImage *srgb_memory = vips_image_copy_memory(srgb);
+    VipsImage *memory = vips_image_copy_memory(srgb);
+    g_object_unref(base);
+    g_object_unref(noise);
+    g_object_unref(sum);
+    g_object_unref(detailed);
+    g_object_unref(srgb);
+    return memory;
+}
+
+static int write_corpus(const char *dir, int count) {
+    char path[4096];
+    const char *subdirs[3] = {"untagged", "srgb", "p3"};
+    for (int d = 0; d < 3; d++) {
+        snprintf(path, sizeof path, "%s/%s", dir, subdirs[d]);
+        g_mkdir_with_parents(path, 0755);
+    }
+    for (int i = 1; i <= count; i++) {
+        VipsImage *photo = big_photo(i);
+        VipsImage *p3 = to_profile(photo, "p3");
+        /* Five qualities per photo: more distinct files (thumbs skips
+         * duplicates) for the cost of one photo. */
+        for (int q = 86; q <= 94; q += 2) {
+            snprintf(path, sizeof path, "%s/untagged/photo_%04d_q%d.jpg[Q=%d,strip]", dir, i, q, q);
+            if (vips_image_write_to_file(photo, path, NULL))
+                die(path);
+            snprintf(path, sizeof path, "%s/srgb/photo_%04d_q%d.jpg[Q=%d,profile=srgb]", dir, i, q, q);
+            if (vips_image_write_to_file(photo, path, NULL))
+                die(path);
+            snprintf(path, sizeof path, "%s/p3/photo_%04d_q%d.jpg[Q=%d]", dir, i, q, q);
+            if (vips_image_write_to_file(p3, path, NULL))
+                die(path);
+        }
+        g_object_unref(p3);
+        g_object_unref(photo);
+    }
+    printf("%d photos in %s/{untagged,srgb,p3}\n", count, dir);
+    return 0;
+}
+
+static int pipeline_bench(int iterations) {
+    VipsImage *p3;
+    VipsImage *srgb_memory = big_photo(3);
     p3 = to_profile(srgb_memory, "p3");
     size_t plain_length, tagged_length, p3_length;
     void *plain = make_jpeg(srgb_memory, ".jpg[Q=90,strip]", &plain_length);
@@ -255,6 +303,8 @@ int main(int argc, char **argv) {
     if (VIPS_INIT(argv[0]))
         die("init");
     vips_cache_set_max(0);
+    if (argc > 2 && strcmp(argv[1], "corpus") == 0)
+        return write_corpus(argv[2], argc > 3 ? atoi(argv[3]) : 4);
     if (argc > 1 && strcmp(argv[1], "pipeline") == 0)
         return pipeline_bench(argc > 2 ? atoi(argv[2]) : 20);
     int iterations = argc > 1 ? atoi(argv[1]) : 300;

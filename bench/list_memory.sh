@@ -65,4 +65,5 @@ read -r rss2 secs2 < <(measure "http://127.0.0.1:$PORT/$(basename "$LIST")")
 printf '  %-28s %10s %10s\n' "loopback URL (one page)" "$rss2" "$secs2"
 verdict=PASS
 for r in $rss $rss2; do [[ $r == n/a || $r -ge 300 ]] && verdict=FAIL; done
+[[ $N == 1000000 ]] || verdict="n/a (the target is for LIST_N=1000000)"
 echo "  target: peak RSS < 300 MiB at 1,000,000 entries: $verdict"

@@ -190,6 +190,11 @@ final class ColourProfileTests: XCTestCase {
         let grey = Self.photoLike(width: 32, height: 24, bands: 1)
         XCTAssertNil(try ColourProfile.toSRGB(image(grey, width: 32, height: 24, bands: 1, profile: srgb)))
 
+        let cmyk = try image(Self.photoLike(width: 32, height: 24, bands: 4), width: 32, height: 24, bands: 4,
+                             profile: ICCWriter.rgb(curve: ICCWriter.gamma(2.2), space: "CMYK"),
+                             interpretation: VIPS_INTERPRETATION_CMYK)
+        XCTAssertNil(try ColourProfile.toSRGB(cmyk))
+
         let tagged = try image(pixels, width: 32, height: 24, bands: 3, profile: srgb)
         let sixteen = try tagged.apply("cast") { shim_cast($0, $1, VIPS_FORMAT_USHORT, 0) }
         XCTAssertNil(try ColourProfile.toSRGB(sixteen))
@@ -253,11 +258,14 @@ final class ColourProfileTests: XCTestCase {
         return [UInt8](UnsafeRawBufferPointer(start: try XCTUnwrap(data), count: length))
     }
 
-    private func image(_ pixels: [UInt8], width: Int, height: Int, bands: Int, profile: [UInt8]?) throws -> VipsImageRef {
+    private func image(
+        _ pixels: [UInt8], width: Int, height: Int, bands: Int, profile: [UInt8]?,
+        interpretation: VipsInterpretation? = nil
+    ) throws -> VipsImageRef {
         let pointer = try XCTUnwrap(pixels.withUnsafeBytes {
             vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(width), Int32(height), Int32(bands), VIPS_FORMAT_UCHAR)
         })
-        pointer.pointee.Type = bands < 3 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB
+        pointer.pointee.Type = interpretation ?? (bands < 3 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB)
         if let profile {
             profile.withUnsafeBytes { vips_image_set_blob_copy(pointer, VIPS_META_ICC_NAME, $0.baseAddress, $0.count) }
         }
