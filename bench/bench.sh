@@ -62,7 +62,7 @@ pick_python() {
 pick_python || true
 TOOL=("$PY" "$BENCH/benchtool.py")
 
-ALL_SECTIONS=(speed progressive progdc srgb p3 rotated sizes quality memory list rerun)
+ALL_SECTIONS=(speed progressive progdc srgb p3 rotated sizes placeholders quality memory list rerun)
 usage() {
   echo "usage: bash bench/bench.sh [all|${ALL_SECTIONS[*]// /|}|scale]..." >&2
   exit 2
@@ -360,6 +360,7 @@ speed_cmd_thumbs() { thumbs_rss "$2" run "$SP_SRC" --out "$1" --size "$SIZE" $(t
 speed_cmd_thumbs_ref() { thumbs_rss "$2" run "$SP_REF" --out "$1" --size "$SIZE" $(thumbs_common); }
 speed_cmd_thumbs_two() { thumbs_rss "$2" run "$SP_SRC" --out "$1" --size "$SIZE" --size "$BIG" $(thumbs_common); }
 speed_cmd_thumbs_big() { thumbs_rss "$2" run "$SP_SRC" --out "$1" --size "$BIG" $(thumbs_common); }
+speed_cmd_thumbs_noph() { thumbs_rss "$2" run "$SP_SRC" --out "$1" --size "$SIZE" --no-placeholders $(thumbs_common); }
 speed_cmd_vipsthumbnail() {
   # shellcheck disable=SC2086
   printf '%s\0' "$SP_SRC"/*.jpg |
@@ -388,6 +389,7 @@ speed_label() {
   thumbs_ref) echo "thumbs, the same photos untagged" ;;
   thumbs_two) echo "thumbs --size $SIZE --size $BIG" ;;
   thumbs_big) echo "thumbs --size $BIG alone" ;;
+  thumbs_noph) echo "thumbs --no-placeholders" ;;
   vipsthumbnail) echo "vipsthumbnail${SP_VT_OPTS:+ $SP_VT_OPTS}, xargs -P$NPROC -n$PEER_BATCH" ;;
   imagemagick) echo "ImageMagick mogrify${SP_IM_OPTS:+ $SP_IM_OPTS}, xargs -P$NPROC -n$PEER_BATCH" ;;
   pillow) echo "Pillow draft+LANCZOS${SP_PIL_OPTS:+ $SP_PIL_OPTS}, Pool($NPROC)" ;;
@@ -533,6 +535,45 @@ section_speed() {
   rm -rf "$OUT/speed"/out-*
   verdict_fastest speed 1.15
   verdict_floor speed ge 0.85
+}
+
+# Placeholders, colour and perceptual hash (issue 11): thumbs as it runs by
+# default against --no-placeholders on the baseline corpus. The perceptual
+# hash is made in both (there is no switch for it): the ratio is the cost of
+# ThumbHash, BlurHash and the average colour; the hash is one 32x32 resize
+# and a 32x32 DCT of the rendition already in memory.
+section_placeholders() {
+  ensure_corpus
+  speed_section placeholders "$CORPUS_N JPEGs baseline -> ${SIZE} px, placeholders and colour on (default) vs --no-placeholders" \
+    "$BASE" "$CORPUS_N" thumbs thumbs_noph
+  rm -rf "$OUT/placeholders"/out-*
+  local ratio="n/a"
+  is_num "${CPUMS[thumbs]}" && is_num "${CPUMS[thumbs_noph]}" && ratio=$(calc "${CPUMS[thumbs]} / ${CPUMS[thumbs_noph]}")
+  record placeholders cpu_ratio "$ratio"
+  verdict "placeholders: thumbs CPU/img default / --no-placeholders" "$ratio" le 1.03
+}
+
+# Look-alike recall and false pairs (issue 11): bench/lookalikes.py makes
+# variants of 20 photos and 1,000 distinct ones and reports per D.
+section_lookalikes() {
+  header "lookalikes: pHash recall per variant kind and false pairs among 1,000 distinct photos, per --similar D"
+  md_title lookalikes "pHash recall per variant kind and false pairs among 1,000 distinct 640x480 photos (bench/lookalikes.py)"
+  "$PY" -c 'import imagehash, pyvips' 2>/dev/null || "$PY" -m pip install -q imagehash pyvips >/dev/null 2>&1 || true
+  local log=$OUT/lookalikes.log
+  if "$PY" "$BENCH/lookalikes.py" --dir "$OUT/lookalikes" >"$log" 2>&1; then
+    while IFS= read -r line; do md "$line"; done <"$log"
+  else
+    say "  lookalikes.py failed -- see $log"; show_log_tail "$log"
+  fi
+}
+
+# Memory of a huge photo list (issue 14): bench/list_memory.sh.
+section_listmem() {
+  header "listmem: peak RSS of a ${LIST_N:-1000000}-entry photo list (--dry-run), local file and loopback URL"
+  md_title listmem "peak RSS of a ${LIST_N:-1000000}-entry photo list (bench/list_memory.sh)"
+  local log=$OUT/listmem.log
+  THUMBS_BIN=$THUMBS bash "$BENCH/list_memory.sh" >"$log" 2>&1 || say "  list_memory.sh exited non-zero"
+  while IFS= read -r line; do md "$line"; done <"$log"
 }
 
 section_progressive() {
@@ -1035,10 +1076,11 @@ section_scale() {
     verdict "peak RSS (MiB)" n/a le 300; verdict "manifest+stats+report writing (% of run)" n/a le 10; return 0
   fi
   rm -rf "$SCALE_DIR"; mkdir -p "$SCALE_DIR"
-  local s rss="n/a" share="n/a" wall="n/a" line
+  local s rss="n/a" share="n/a" wall="n/a" line group="n/a"
   if s=$(timed "$SCALE_DIR/log" scale_cmd); then
     wall=$(calc "$s")
     rss=$(calc "$(tail -n1 "$SCALE_DIR/rss") / 1024")
+    group=$("${TOOL[@]}" field "$SCALE_DIR/log" groupSeconds)
     line=$("${TOOL[@]}" finish "$SCALE_DIR/log" "$wall")
     local secs pct keys
     IFS=$'\t' read -r secs pct keys <<<"$line"
@@ -1057,9 +1099,12 @@ section_scale() {
   md "| images/s | $ips |"
   md "| peak RSS MiB | $rss |"
   md "| thumbnails written | $outs |"
+  md "| look-alike grouping of the $n hashes (s, finish event) | $group |"
   record scale wall_seconds "$wall"; record scale images_per_s "$ips"; record scale peak_rss_mib "$rss"
+  record scale group_seconds "$group"
   say ""
   verdict "peak RSS (MiB)" "$rss" le 300
+  verdict "look-alike grouping of $n hashes (s)" "$group" le 1
   verdict "manifest+stats+report writing (% of run)" "$share" le 10
 }
 
@@ -1070,7 +1115,7 @@ SECTIONS=()
 for a in "$@"; do
   case $a in
   all) SECTIONS+=("${ALL_SECTIONS[@]}"); [[ ${BENCH_SCALE:-0} == 1 ]] && SECTIONS+=(scale) ;;
-  speed | progressive | progdc | srgb | p3 | rotated | sizes | quality | memory | list | rerun | scale) SECTIONS+=("$a") ;;
+  speed | progressive | progdc | srgb | p3 | rotated | sizes | placeholders | quality | memory | list | rerun | scale | lookalikes | listmem) SECTIONS+=("$a") ;;
   -h | --help) usage ;;
   *) echo "unknown section: $a" >&2; usage ;;
   esac
@@ -1165,6 +1210,18 @@ say "  whole run: $((SECONDS - BENCH_T0)) s"
 } >>"$RESULTS_MD"
 record machine run_seconds $((SECONDS - BENCH_T0))
 "${TOOL[@]}" tojson "$RESULTS" "$OUT/results.json" || true
+# BENCH_PUBLISH=1: the run's tables become bench/RESULTS.md, the one place
+# the README takes its figures from.
+if [[ ${BENCH_PUBLISH:-0} == 1 ]]; then
+  {
+    printf '# thumbs benchmark results
+
+Written by `BENCH_PUBLISH=1 make bench` (bench/bench.sh) on %s; do not edit by hand.
+' "$(date -u +%Y-%m-%d)"
+    cat "$RESULTS_MD"
+  } >"$BENCH/RESULTS.md"
+  say "  published: bench/RESULTS.md"
+fi
 say "  (full output: bench-out/bench-last.txt; tables: bench-out/results.md; figures: bench-out/results.json)"
 if ((${#BROKEN[@]})); then exit 1; fi
 if [[ ${BENCH_STRICT:-0} == 1 ]] && grep -q '^FAIL' "$VERDICTS"; then exit 1; fi

@@ -403,6 +403,23 @@ def walk_times(obj, prefix=""):
                     yield path, float(v)
 
 
+def cmd_field(logfile, key):
+    """A numeric field of thumbs' last finish event in a --log-format json log."""
+    value = "n/a"
+    with open(logfile, errors="replace") as f:
+        for line in f:
+            line = line.strip()
+            if not line.startswith("{"):
+                continue
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                continue
+            if ev.get("event") == "finish" and isinstance(ev.get(key), (int, float)):
+                value = ev[key]
+    print(value)
+
+
 def cmd_finish(logfile, wall):
     """Look for thumbs' finish event in a --log-format json log."""
     finish = None
@@ -465,6 +482,8 @@ def main(argv):
             exts = {"jpg": (".jpg", ".jpeg"), "png": (".png",)}[args[i + 1]]
             del args[i:i + 2]
         cmd_psnr(args[0], args[1], args[2], args[3:], exts)
+    elif cmd == "field":
+        cmd_field(*args)
     elif cmd == "finish":
         cmd_finish(args[0], args[1])
     elif cmd == "stat":
