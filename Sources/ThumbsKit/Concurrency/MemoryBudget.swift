@@ -17,6 +17,10 @@ actor MemoryBudget {
     /// tasks already bounds them.
     static let smallReservation = 4 << 20
 
+    /// Decodes that held at least this much hand their freed pages back to
+    /// the system right after (`MemoryTrim`).
+    static let trimAfter = 24 << 20
+
     init(capacity: Int) {
         self.capacity = max(1, capacity)
     }

@@ -198,7 +198,13 @@ struct ItemProcessor: Sendable {
             }
             reserved = await memory.reserve(plan.peakBytes)
             let decoded = try await decoders.run { () throws(ItemError) -> DecodedImage in
-                try bytes.withBytes { raw throws(ItemError) in
+                defer {
+                    // A progressive JPEG's coefficients (tens of MB) were just
+                    // freed; glibc keeps such holes in the thread's arena
+                    // unless asked, and each decode thread has its own.
+                    if plan.peakBytes >= MemoryBudget.trimAfter { MemoryTrim.releaseFreePages() }
+                }
+                return try bytes.withBytes { raw throws(ItemError) in
                     try Thumbnailer.decode(raw, plan: plan, settings: settings, limits: limits)
                 }
             }
