@@ -59,6 +59,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 STATIC_SCRATCH ?= .build/static
 STAGE := $(STATIC_SCRATCH)/stage
+STRIP ?= strip
 SWIFT_STATIC := $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_SCRATCH)
 SOURCES := Package.swift $(wildcard Package.resolved) $(shell find Sources -type f 2>/dev/null)
 
@@ -76,7 +77,9 @@ build-static: $(STAGED) check-static
 $(STAGE)/thumbs: $(SOURCES) | setup
 	$(SWIFT_STATIC) --product thumbs
 	mkdir -p $(STAGE)
-	cp $(STATIC_SCRATCH)/release/thumbs $@.tmp && mv $@.tmp $@
+	cp $(STATIC_SCRATCH)/release/thumbs $@.tmp
+	$(STRIP) --strip-debug $@.tmp   # DWARF only (147 -> 99 MB); symbols stay for backtraces
+	mv $@.tmp $@
 
 $(STAGE)/thumbs.bash: $(STAGE)/thumbs
 	$< --generate-completion-script bash > $@.tmp && mv $@.tmp $@
