@@ -23,11 +23,13 @@ image=localhost/thumbs:test
 work=$(mktemp -d /tmp/thumbs-test-image.XXXXXX)
 mounted=""
 bound=""
+proc=""
 
 step() { printf '\n== %s\n' "$*"; }
 fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 
 cleanup() {
+    [ -n "$proc" ] && umount "$proc" 2>/dev/null || true
     [ -n "$bound" ] && umount "$bound" 2>/dev/null || true
     [ -n "$mounted" ] && podman image umount "$image" >/dev/null 2>&1 || true
     if [ -z "${KEEP:-}" ]; then
@@ -98,6 +100,10 @@ cp -r "$repo/Samples" "$work/data/samples"
 chown -R 10001:10001 "$work/data"
 mount --bind "$work/data" "$root/data"
 bound="$root/data"
+# /proc, as every container runtime mounts it: the Swift runtime reads the
+# command line from /proc/self/cmdline (without it thumbs sees no arguments).
+mount -t proc proc "$root/proc"
+proc="$root/proc"
 
 # The container's view: the image's user, working directory and entrypoint,
 # an environment with nothing from the host.
