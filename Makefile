@@ -98,7 +98,8 @@ check-static: $(STAGE)/thumbs
 	case "$$toolchain" in ""|/) toolchain=/nonexistent-toolchain ;; esac; \
 	if ldd $< | grep -E "libswift|libFoundation|libdispatch|libBlocksRuntime|$$toolchain/"; then \
 	  echo "$< still links the Swift runtime dynamically (above)"; exit 1; \
-	fi
+	fi; \
+	echo "$<: no Swift runtime or toolchain library among its dynamic libraries"
 
 install: build-static
 	install -d $(dir $(INSTALLED_BIN)) $(dir $(INSTALLED_BASH)) $(dir $(INSTALLED_ZSH)) $(dir $(INSTALLED_FISH)) $(dir $(INSTALLED_MAN))
