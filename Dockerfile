@@ -15,6 +15,10 @@
 #
 # The base images are build arguments, so that the image can also be built
 # from a local or mirrored base.
+#
+# Tested: the runtime stage (scripts/test-image.sh, podman, Debian bookworm).
+# The build stage has not been built yet: no container registry was reachable
+# where this was written, so swift:6.3.1-bookworm could not be pulled.
 ARG SWIFT_IMAGE=docker.io/library/swift:6.3.1-bookworm
 ARG RUNTIME_IMAGE=docker.io/library/debian:bookworm-slim
 ARG BINARIES=build
