@@ -1,12 +1,14 @@
-# thumbs: setup, build, run, test, bench.
+# thumbs: setup, build, run, test, bench, install, image.
 #   make run     installs libvips if needed, builds, thumbnails Samples/ into ./thumbs-out
 #   make test    installs libvips if needed, runs the whole test suite (swift test)
+#   make install PREFIX=/usr/local [DESTDIR=...]   a self-contained thumbs, completions, man page
+#   make image IMAGE=registry.example.com/thumbs:0.1.0   the container image (docker or podman)
 SHELL := /bin/bash
 SWIFT ?= swift
 OUT ?= thumbs-out
 BIN := .build/release/thumbs
 
-.PHONY: setup build run test bench report-screenshot clean
+.PHONY: setup build run test bench report-screenshot clean build-static check-static install uninstall image
 
 # libvips-dev through apt when pkg-config cannot find it (Debian/Ubuntu).
 setup:
@@ -37,3 +39,88 @@ report-screenshot: run
 
 clean:
 	rm -rf .build $(OUT)
+
+# ---------------------------------------------------------------------------
+# install: thumbs on PATH, runnable without the Swift toolchain.
+#
+# build-static links the Swift standard library and Foundation statically
+# (libvips, libjpeg, glib, libstdc++ stay dynamic: Debian's libvips42 package
+# brings them) and stages everything install copies in $(STAGE): the binary,
+# and the completions and man page generated from it, so they cannot drift
+# from its options. The staged files are ordinary make targets: once built,
+# `sudo make install` copies them without running swift as root.
+#
+# Its own scratch path, .build/static: --static-swift-stdlib changes how every
+# Swift module is compiled (-static-stdlib, another resource directory), so
+# sharing .build/release with `make build` would recompile everything at each
+# switch. A separate path also lets the install test build while `swift test`
+# holds the lock on .build.
+PREFIX ?= /usr/local
+DESTDIR ?=
+STATIC_SCRATCH ?= .build/static
+STAGE := $(STATIC_SCRATCH)/stage
+STRIP ?= strip
+SWIFT_STATIC := $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC_SCRATCH)
+SOURCES := Package.swift $(wildcard Package.resolved) $(shell find Sources -type f 2>/dev/null)
+
+# What install puts where (uninstall removes exactly these).
+INSTALLED_BIN  := $(DESTDIR)$(PREFIX)/bin/thumbs
+INSTALLED_BASH := $(DESTDIR)$(PREFIX)/share/bash-completion/completions/thumbs
+INSTALLED_ZSH  := $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_thumbs
+INSTALLED_FISH := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/thumbs.fish
+INSTALLED_MAN  := $(DESTDIR)$(PREFIX)/share/man/man1/thumbs.1
+
+STAGED := $(STAGE)/thumbs $(STAGE)/thumbs.bash $(STAGE)/_thumbs $(STAGE)/thumbs.fish $(STAGE)/thumbs.1
+
+build-static: $(STAGED) check-static
+
+$(STAGE)/thumbs: $(SOURCES) | setup
+	$(SWIFT_STATIC) --product thumbs
+	mkdir -p $(STAGE)
+	cp $(STATIC_SCRATCH)/release/thumbs $@.tmp
+	$(STRIP) --strip-debug $@.tmp   # DWARF only (147 -> 99 MB); symbols stay for backtraces
+	mv $@.tmp $@
+
+$(STAGE)/thumbs.bash: $(STAGE)/thumbs
+	$< --generate-completion-script bash > $@.tmp && mv $@.tmp $@
+$(STAGE)/_thumbs: $(STAGE)/thumbs
+	$< --generate-completion-script zsh > $@.tmp && mv $@.tmp $@
+$(STAGE)/thumbs.fish: $(STAGE)/thumbs
+	$< --generate-completion-script fish > $@.tmp && mv $@.tmp $@
+
+# The man page from the binary's own description of its arguments.
+$(STAGE)/thumbs.1: $(STAGE)/thumbs scripts/manpage.swift
+	set -o pipefail; $< --experimental-dump-help | $(SWIFT) scripts/manpage.swift "thumbs $$($< --version)" > $@.tmp && mv $@.tmp $@
+
+# The staged binary must not load anything from the toolchain that built it.
+check-static: $(STAGE)/thumbs
+	@toolchain=$$(readlink -f "$$(command -v $(SWIFT))"); toolchain=$${toolchain%/usr/bin/*}; \
+	case "$$toolchain" in ""|/) toolchain=/nonexistent-toolchain ;; esac; \
+	if ldd $< | grep -E "libswift|libFoundation|libdispatch|libBlocksRuntime|$$toolchain/"; then \
+	  echo "$< still links the Swift runtime dynamically (above)"; exit 1; \
+	fi; \
+	echo "$<: no Swift runtime or toolchain library among its dynamic libraries"
+
+install: build-static
+	install -d $(dir $(INSTALLED_BIN)) $(dir $(INSTALLED_BASH)) $(dir $(INSTALLED_ZSH)) $(dir $(INSTALLED_FISH)) $(dir $(INSTALLED_MAN))
+	install -m 755 $(STAGE)/thumbs $(INSTALLED_BIN)
+	install -m 644 $(STAGE)/thumbs.bash $(INSTALLED_BASH)
+	install -m 644 $(STAGE)/_thumbs $(INSTALLED_ZSH)
+	install -m 644 $(STAGE)/thumbs.fish $(INSTALLED_FISH)
+	install -m 644 $(STAGE)/thumbs.1 $(INSTALLED_MAN)
+
+# Removes the five files install wrote; shared directories (bin, man1...) stay.
+uninstall:
+	rm -f $(INSTALLED_BIN) $(INSTALLED_BASH) $(INSTALLED_ZSH) $(INSTALLED_FISH) $(INSTALLED_MAN)
+
+# ---------------------------------------------------------------------------
+# image: the container image from ./Dockerfile, with podman or docker.
+#   make image IMAGE=registry.example.com/thumbs:0.1.0 [IMAGE_BUILD_FLAGS="--build-arg SWIFT_IMAGE=..."]
+VERSION := $(shell sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/ThumbsKit/Manifest/Manifest.swift)
+IMAGE ?= thumbs:$(VERSION)
+CONTAINER_TOOL ?= $(shell if command -v podman >/dev/null 2>&1; then echo podman; elif command -v docker >/dev/null 2>&1; then echo docker; fi)
+IMAGE_BUILD_FLAGS ?=
+
+image:
+	@[ -n "$(CONTAINER_TOOL)" ] || { echo "make image needs podman or docker"; exit 1; }
+	$(CONTAINER_TOOL) build $(IMAGE_BUILD_FLAGS) -t $(IMAGE) .

@@ -536,10 +536,15 @@ static int read_sos(const dc_state *st, j_decompress_ptr cinfo, const uint8_t *p
         return -1;
     scan->n = n;
     for (int i = 0; i < n; i++) {
+        /* libjpeg only matches a component whose index is not below the
+         * position in the scan (it tests cur_comp_info[ci], indexed by
+         * position), so components must come in frame order. */
         int id = p[1 + 2 * i], tables = p[2 + 2 * i], found = -1;
-        for (int c = 0; c < st->nc; c++)
-            if (cinfo->comp_info[c].component_id == id)
+        for (int c = i; c < st->nc; c++)
+            if (cinfo->comp_info[c].component_id == id) {
                 found = c;
+                break;
+            }
         if (found < 0)
             return -1;
         for (int j = 0; j < i; j++)

@@ -109,6 +109,20 @@ final class JPEGDCConformanceTests: XCTestCase {
         assertOneVerdict(bytes, expectDecodes: false, "component twice in SOS")
     }
 
+    /// libjpeg finds the component at scan position i only among frame
+    /// indices >= i (it tests cur_comp_info[ci], which is indexed by
+    /// position): Cr, Cb passes, Cr, Y is "Invalid component ID". Found by
+    /// the fuzzer (Tests/Fixtures/jpeg/fuzz-sos-component-order.jpg).
+    func testScanComponentOrderFollowsLibjpeg() throws {
+        var file = Layout.colour444.builder(width: 24, height: 16, quant: 8, progressive: true) { c, x, y in c * 5 + x - y }
+        file.scans = [.dcFirst([0], al: 0), .dcFirst([2, 1], al: 0)] + (0..<3).map { .ac($0, ss: 1, se: 63, ah: 0, al: 0) }
+        try assertMatchesLibjpeg(file.bytes(), exact: true, decoder: .dcProgressive, "Cr, Cb")
+        file.scans = [.dcFirst([1], al: 0), .dcFirst([2, 0], al: 0)] + (0..<3).map { .ac($0, ss: 1, se: 63, ah: 0, al: 0) }
+        assertOneVerdict(file.bytes(), expectDecodes: false, "Cr, Y")
+        let fuzzed = [UInt8](try Data(contentsOf: ProgressiveJPEGFixtureTests.fixtures.appendingPathComponent("fuzz-sos-component-order.jpg")))
+        assertOneVerdict(fuzzed, expectDecodes: false, "fuzzer input")
+    }
+
     // MARK: - Progressive layouts
 
     /// Every progressive layout gives libjpeg's pixels, decoded from DC
