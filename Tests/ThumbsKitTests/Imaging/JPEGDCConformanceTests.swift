@@ -116,7 +116,7 @@ final class JPEGDCConformanceTests: XCTestCase {
     func testScanComponentOrderFollowsLibjpeg() throws {
         var file = Layout.colour444.builder(width: 24, height: 16, quant: 8, progressive: true) { c, x, y in c * 5 + x - y }
         file.scans = [.dcFirst([0], al: 0), .dcFirst([2, 1], al: 0)] + (0..<3).map { .ac($0, ss: 1, se: 63, ah: 0, al: 0) }
-        try assertMatchesLibjpeg(file.bytes(), exact: true, decoder: .dcProgressive, "Cr, Cb")
+        try assertMatchesLibjpeg(file.bytes(), exact: true, decoder: .jpegDCProgressive, "Cr, Cb")
         file.scans = [.dcFirst([1], al: 0), .dcFirst([2, 0], al: 0)] + (0..<3).map { .ac($0, ss: 1, se: 63, ah: 0, al: 0) }
         assertOneVerdict(file.bytes(), expectDecodes: false, "Cr, Y")
         let fuzzed = [UInt8](try Data(contentsOf: ProgressiveJPEGFixtureTests.fixtures.appendingPathComponent("fuzz-sos-component-order.jpg")))
