@@ -60,11 +60,15 @@ public struct RunCounters: Sendable, Codable, Equatable {
     /// `--similar` of the run, so that `thumbs merge` groups with it too.
     public var similar: Int?
 
-    public init(ignored: Int = 0, wallSeconds: Double = 0, downloads: DownloadCounters = DownloadCounters(), decoders: SortedMap<Int>? = nil) {
+    public init(
+        ignored: Int = 0, wallSeconds: Double = 0, downloads: DownloadCounters = DownloadCounters(),
+        decoders: SortedMap<Int>? = nil, similar: Int? = nil
+    ) {
         self.ignored = ignored
         self.wallSeconds = wallSeconds
         self.downloads = downloads
         self.decoders = decoders
+        self.similar = similar
     }
 
     /// Adds `other`'s decoder counts to these.

@@ -295,7 +295,7 @@ public struct ThumbsRun: Sendable {
                 action = "unchanged"
                 unchanged += 1
             }
-            lines += "\(action)\t\(item.source)\t→ \(targets.joined(separator: ", "))\n"
+            lines += "\(action)\t\(VisibleText.forTerminal(item.source))\t→ \(VisibleText.forTerminal(targets.joined(separator: ", ")))\n"
             if lines.utf8.count >= 1 << 16 { FileHandle.standardOutput.write(Data(lines.utf8)); lines = "" }
         }
         FileHandle.standardOutput.write(Data(lines.utf8))

@@ -16,6 +16,9 @@ enum ReportStyle {
     static let imageElementLimit = 10_000
     /// Look-alike groups shown in the report; the manifest has them all.
     static let lookalikeGroupLimit = 200
+    /// Members shown per group: a folder of near-identical frames can make
+    /// one group of thousands.
+    static let lookalikeMemberLimit = 50
 
     /// The estimated height of a full grid chunk before it is first laid out
     /// (`auto` then remembers the real one).

@@ -411,10 +411,16 @@ public struct ReportWriter: Sendable {
             if let leader = byID[first], !leader.outputs.isEmpty, leader.status != .failed {
                 tile(leader, asImage: true, into: &out)
             }
-            for member in groups[first] ?? [] where !member.outputs.isEmpty {
+            let members = (groups[first] ?? []).filter { !$0.outputs.isEmpty }
+            for member in members.prefix(ReportStyle.lookalikeMemberLimit) {
                 tile(member, asImage: true, distance: member.similarTo?.distance, into: &out)
             }
             out += "</ol>\n"
+            if members.count > ReportStyle.lookalikeMemberLimit {
+                out += "<p class=sub>and \(ReportFormat.int(members.count - ReportStyle.lookalikeMemberLimit)) more look-alikes of "
+                out.appendEscaped(first)
+                out += " (see <code>similarTo</code> in manifest.json).</p>\n"
+            }
         }
         if order.count > ReportStyle.lookalikeGroupLimit {
             out += "<p class=sub>\(ReportFormat.int(order.count - ReportStyle.lookalikeGroupLimit)) more groups: see <code>similarTo</code> in manifest.json.</p>\n"

@@ -59,9 +59,12 @@ public struct VerifyFinding: Sendable, Codable, Equatable {
 
     static let kindWidth = Kind.allCases.map(\.rawValue.count).max() ?? 0
 
-    /// Replaces control characters by visible escapes (`\n`, `\u{1b}`).
+    /// Replaces control characters by visible escapes (`\n`, `\u{1b}`), and
+    /// bidirectional controls by `<U+202E>` (`VisibleText`), so that a name
+    /// can neither break the line nor read backwards.
     static func oneLine(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
+        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || VisibleText.isBidiControl($0) })
+        else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -69,7 +72,9 @@ public struct VerifyFinding: Sendable, Codable, Equatable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if scalar.properties.generalCategory == .control {
+                if VisibleText.isBidiControl(scalar) {
+                    out += VisibleText.codePoint(scalar)
+                } else if scalar.properties.generalCategory == .control {
                     out += "\\u{" + String(scalar.value, radix: 16) + "}"
                 } else {
                     out.unicodeScalars.append(scalar)

@@ -73,4 +73,11 @@ final class VisibleTextTests: XCTestCase {
         XCTAssertFalse(result.stderr.unicodeScalars.contains("\u{202E}"), result.stderr)
         XCTAssertFalse(result.stderr.unicodeScalars.contains("\u{1B}"), result.stderr)
     }
+
+    /// `thumbs verify` lines name items too: a bidi control shows as text there.
+    func testVerifyFindingsShowBidiControls() {
+        let finding = VerifyFinding(.missingOutput, id: "evil\u{202E}gnp.exe", path: nil, "no file\nat all")
+        XCTAssertTrue(finding.line.contains("evil<U+202E>gnp.exe: no file\\nat all"), finding.line)
+        XCTAssertFalse(finding.line.unicodeScalars.contains("\u{202E}"))
+    }
 }
