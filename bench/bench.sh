@@ -1214,11 +1214,8 @@ record machine run_seconds $((SECONDS - BENCH_T0))
 # the README takes its figures from.
 if [[ ${BENCH_PUBLISH:-0} == 1 ]]; then
   {
-    printf '# thumbs benchmark results
-
-Written by `BENCH_PUBLISH=1 make bench` (bench/bench.sh) on %s; do not edit by hand.
-' "$(date -u +%Y-%m-%d)"
     cat "$RESULTS_MD"
+    printf '\n_Written by `BENCH_PUBLISH=1 make bench` (bench/bench.sh); not edited by hand._\n'
   } >"$BENCH/RESULTS.md"
   say "  published: bench/RESULTS.md"
 fi
