@@ -403,38 +403,35 @@ def walk_times(obj, prefix=""):
                     yield path, float(v)
 
 
-def cmd_field(logfile, key):
-    """A numeric field of thumbs' last finish event in a --log-format json log."""
-    value = "n/a"
+def json_events(logfile):
+    """The JSON objects of a --log-format json log, one per line."""
     with open(logfile, errors="replace") as f:
         for line in f:
             line = line.strip()
             if not line.startswith("{"):
                 continue
             try:
-                ev = json.loads(line)
+                yield json.loads(line)
             except ValueError:
                 continue
-            if ev.get("event") == "finish" and isinstance(ev.get(key), (int, float)):
-                value = ev[key]
+
+
+def cmd_field(logfile, key):
+    """A numeric field of thumbs' last finish event in a --log-format json log."""
+    value = "n/a"
+    for ev in json_events(logfile):
+        if ev.get("event") == "finish" and isinstance(ev.get(key), (int, float)):
+            value = ev[key]
     print(value)
 
 
 def cmd_finish(logfile, wall):
     """Look for thumbs' finish event in a --log-format json log."""
     finish = None
-    with open(logfile, errors="replace") as f:
-        for line in f:
-            line = line.strip()
-            if not line.startswith("{"):
-                continue
-            try:
-                ev = json.loads(line)
-            except ValueError:
-                continue
-            kind = " ".join(str(ev.get(k, "")) for k in ("event", "type", "msg", "message", "kind", "phase"))
-            if re.search(r"\b(finish|finished|done|summary|end)\b", kind, re.I):
-                finish = ev
+    for ev in json_events(logfile):
+        kind = " ".join(str(ev.get(k, "")) for k in ("event", "type", "msg", "message", "kind", "phase"))
+        if re.search(r"\b(finish|finished|done|summary|end)\b", kind, re.I):
+            finish = ev
     if finish is None:
         print("n/a\tno finish event in the JSON log")
         return
