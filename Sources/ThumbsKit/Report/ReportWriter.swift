@@ -390,13 +390,20 @@ public struct ReportWriter: Sendable {
     /// with its distance in bits. Bounded, like the charts: past
     /// `ReportStyle.lookalikeGroupLimit` groups a line says how many more.
     private func lookalikes(into out: inout String) {
-        var groups: [String: [ManifestItem]] = [:]
+        // Indices, not items: with 100,000 items in one group (a folder of
+        // identical frames) copies of the items would double the memory.
+        let items = manifest.items
+        var members: [String: [Int]] = [:]
         var order: [String] = []
-        let byID = Dictionary(manifest.items.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        for item in manifest.items {
+        for (index, item) in items.enumerated() {
             guard let first = item.similarTo?.id else { continue }
-            if groups[first] == nil { order.append(first) }
-            groups[first, default: []].append(item)
+            if members[first] == nil { order.append(first) }
+            members[first, default: []].append(index)
+        }
+        var firstIndex: [String: Int] = [:]
+        firstIndex.reserveCapacity(order.count)
+        for (index, item) in items.enumerated() where members[item.id] != nil && firstIndex[item.id] == nil {
+            firstIndex[item.id] = index
         }
         out += "<section id=lookalikes>\n<h2>Look-alikes <span class=count>\(ReportFormat.int(order.count))</span></h2>\n"
         out += "<p class=sub>Images whose perceptual hashes differ in at most \(ReportFormat.int(manifest.run?.similar ?? 0)) of 64 bits: "
@@ -408,16 +415,16 @@ public struct ReportWriter: Sendable {
         }
         for first in order.prefix(ReportStyle.lookalikeGroupLimit) {
             out += "<ol class=\"grid group\">\n"
-            if let leader = byID[first], !leader.outputs.isEmpty, leader.status != .failed {
+            if let leader = firstIndex[first].map({ items[$0] }), !leader.outputs.isEmpty, leader.status != .failed {
                 tile(leader, asImage: true, into: &out)
             }
-            let members = (groups[first] ?? []).filter { !$0.outputs.isEmpty }
-            for member in members.prefix(ReportStyle.lookalikeMemberLimit) {
-                tile(member, asImage: true, distance: member.similarTo?.distance, into: &out)
+            let shown = (members[first] ?? []).filter { !items[$0].outputs.isEmpty }
+            for index in shown.prefix(ReportStyle.lookalikeMemberLimit) {
+                tile(items[index], asImage: true, distance: items[index].similarTo?.distance, into: &out)
             }
             out += "</ol>\n"
-            if members.count > ReportStyle.lookalikeMemberLimit {
-                out += "<p class=sub>and \(ReportFormat.int(members.count - ReportStyle.lookalikeMemberLimit)) more look-alikes of "
+            if shown.count > ReportStyle.lookalikeMemberLimit {
+                out += "<p class=sub>and \(ReportFormat.int(shown.count - ReportStyle.lookalikeMemberLimit)) more look-alikes of "
                 out.appendEscaped(first)
                 out += " (see <code>similarTo</code> in manifest.json).</p>\n"
             }
