@@ -118,24 +118,31 @@ static void release(shared_transform *shared) {
     }
 }
 
-/* The cached transform for this profile and band count, built on a miss.
- * The caller releases it. NULL only when out of memory. */
-static shared_transform *acquire(const unsigned char *icc, size_t icc_length, int bands) {
-    uint64_t hash = hash_bytes(icc, icc_length);
-
-    pthread_mutex_lock(&cache_lock);
+/* With cache_lock held: the cached transform for this profile and band
+ * count, marked used and with one more user, or NULL. */
+static shared_transform *take_cached(uint64_t hash, const unsigned char *icc, size_t icc_length, int bands) {
     for (int i = 0; i < CACHE_SLOTS; i++) {
         cache_slot *slot = &slots[i];
         if (slot->shared && slot->hash == hash && slot->length == icc_length &&
             slot->bands == bands && memcmp(slot->bytes, icc, icc_length) == 0) {
             slot->last_use = ++use_clock;
             slot->shared->users++;
-            shared_transform *shared = slot->shared;
-            pthread_mutex_unlock(&cache_lock);
-            return shared;
+            return slot->shared;
         }
     }
+    return NULL;
+}
+
+/* The cached transform for this profile and band count, built on a miss.
+ * The caller releases it. NULL only when out of memory. */
+static shared_transform *acquire(const unsigned char *icc, size_t icc_length, int bands) {
+    uint64_t hash = hash_bytes(icc, icc_length);
+
+    pthread_mutex_lock(&cache_lock);
+    shared_transform *cached = take_cached(hash, icc, icc_length, bands);
     pthread_mutex_unlock(&cache_lock);
+    if (cached)
+        return cached;
 
     /* Built outside the lock: two threads may build the same transform at
      * once; the second one to finish finds the first in the cache and
@@ -154,22 +161,19 @@ static shared_transform *acquire(const unsigned char *icc, size_t icc_length, in
     shared_transform *evicted = NULL;
     unsigned char *evicted_bytes = NULL;
     pthread_mutex_lock(&cache_lock);
+    cached = take_cached(hash, icc, icc_length, bands);
+    if (cached) {
+        /* Another thread won the race: use its transform. */
+        pthread_mutex_unlock(&cache_lock);
+        if (built->transform)
+            cmsDeleteTransform(built->transform);
+        free(built);
+        free(copy);
+        return cached;
+    }
     cache_slot *target = &slots[0];
     for (int i = 0; i < CACHE_SLOTS; i++) {
         cache_slot *slot = &slots[i];
-        if (slot->shared && slot->hash == hash && slot->length == icc_length &&
-            slot->bands == bands && memcmp(slot->bytes, icc, icc_length) == 0) {
-            /* Another thread won the race: use its transform. */
-            slot->last_use = ++use_clock;
-            slot->shared->users++;
-            shared_transform *shared = slot->shared;
-            pthread_mutex_unlock(&cache_lock);
-            if (built->transform)
-                cmsDeleteTransform(built->transform);
-            free(built);
-            free(copy);
-            return shared;
-        }
         if (!slot->shared) {
             target = slot;
             break;
