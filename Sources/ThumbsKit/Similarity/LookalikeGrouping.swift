@@ -13,28 +13,15 @@ public enum LookalikeGrouping {
     /// already give thousands of false pairs.
     public static let maxDistance = 12
 
-    /// What `apply` found, for stats.json's `similar`.
-    public struct Summary: Sendable, Codable, Equatable {
-        /// Groups of two or more look-alikes.
-        public var groups: Int
-        /// Items in those groups, first items included.
-        public var images: Int
-
-        public init(groups: Int = 0, images: Int = 0) {
-            self.groups = groups
-            self.images = images
-        }
-    }
-
     /// Sets every item's `similarTo` (clearing stale ones) by the rule of
     /// `LookalikeGroups.assign`: an item joins the group of the earliest
     /// item within `distance` bits of it and names that group's first item.
     /// Items without a hash (failed ones) take no part; `distance` 0 turns
     /// grouping off.
     @discardableResult
-    public static func apply(to items: inout [ManifestItem], distance: Int) -> Summary {
+    public static func apply(to items: inout [ManifestItem], distance: Int) -> LookalikeGroups.Summary {
         for index in items.indices { items[index].similarTo = nil }
-        guard distance > 0 else { return Summary() }
+        guard distance > 0 else { return LookalikeGroups.Summary() }
         let hashes: [UInt64?] = items.map { item in
             item.status == .failed ? nil : item.phash.flatMap { UInt64($0, radix: 16) }
         }
@@ -43,7 +30,6 @@ public enum LookalikeGrouping {
             guard let match else { continue }
             items[index].similarTo = SimilarReference(id: items[match.representative].id, distance: match.distance)
         }
-        let summary = LookalikeGroups.summary(matches)
-        return Summary(groups: summary.groups, images: summary.images)
+        return LookalikeGroups.summary(matches)
     }
 }

@@ -39,9 +39,14 @@ public enum LookalikeGroups {
 
     /// Counts for `stats.json`: `groups` with at least two images, and
     /// `images` in them, representatives included.
-    public struct Summary: Sendable, Hashable {
+    public struct Summary: Sendable, Hashable, Codable {
         public let groups: Int
         public let images: Int
+
+        public init(groups: Int = 0, images: Int = 0) {
+            self.groups = groups
+            self.images = images
+        }
     }
 
     /// One entry per input, in the same order: nil for an item without hash,

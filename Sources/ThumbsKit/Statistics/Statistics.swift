@@ -13,7 +13,7 @@ public struct Statistics: Sendable, Codable, Equatable {
     /// Items decoded per path in the run (`DecodePath` raw values).
     public var decoders: SortedMap<Int>
     /// Look-alike groups (`similarTo`) and the images in them.
-    public var similar: LookalikeGrouping.Summary
+    public var similar: LookalikeGroups.Summary
     public var source: SortedMap<Summary>
 
     public struct Counts: Sendable, Codable, Equatable {
@@ -118,7 +118,7 @@ public struct Statistics: Sendable, Codable, Equatable {
         self.decoders = decoders
         var groupSizes: [String: Int] = [:]
         for item in items { if let first = item.similarTo?.id { groupSizes[first, default: 1] += 1 } }
-        self.similar = LookalikeGrouping.Summary(groups: groupSizes.count, images: groupSizes.values.reduce(0, +))
+        self.similar = LookalikeGroups.Summary(groups: groupSizes.count, images: groupSizes.values.reduce(0, +))
         self.source = SortedMap(numericFields.mapValues { Summary($0, includeTotal: true) })
     }
 }

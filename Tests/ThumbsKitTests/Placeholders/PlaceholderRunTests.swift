@@ -122,7 +122,7 @@ final class PlaceholderRunTests: XCTestCase {
         XCTAssertNil(manifest.item("2-other.jpg")?.similarTo)
         XCTAssertNil(manifest.item("5-another.jpg")?.similarTo)
         XCTAssertLessThanOrEqual(manifest.item("3-reencoded.jpg")?.similarTo?.distance ?? 99, LookalikeGrouping.defaultDistance)
-        XCTAssertEqual(outcome.statistics?.similar, LookalikeGrouping.Summary(groups: 1, images: 3))
+        XCTAssertEqual(outcome.statistics?.similar, LookalikeGroups.Summary(groups: 1, images: 3))
         XCTAssertEqual(manifest.run?.similar, LookalikeGrouping.defaultDistance)
         let stats = try String(contentsOfFile: root + "/out/stats.json", encoding: .utf8)
         XCTAssertTrue(stats.contains("\"similar\""))
@@ -136,7 +136,7 @@ final class PlaceholderRunTests: XCTestCase {
         // --similar 0 turns grouping off; a re-run regroups unchanged items.
         let off = try await runThumbs([source], out: root + "/out") { $0.similar = 0 }
         XCTAssertEqual(off.statistics?.counts.unchanged, 5)
-        XCTAssertEqual(off.statistics?.similar, LookalikeGrouping.Summary())
+        XCTAssertEqual(off.statistics?.similar, LookalikeGroups.Summary())
         XCTAssertTrue(try readManifest(root + "/out").items.allSatisfy { $0.similarTo == nil })
     }
 
@@ -166,7 +166,7 @@ final class PlaceholderRunTests: XCTestCase {
         }
         var grouped = items
         let summary = LookalikeGrouping.apply(to: &grouped, distance: 3)
-        XCTAssertEqual(summary, LookalikeGrouping.Summary(groups: 1, images: 80))
+        XCTAssertEqual(summary, LookalikeGroups.Summary(groups: 1, images: 80))
         let manifest = Manifest(tool: .init(libvips: "8.14.1"), startedAt: "", finishedAt: "", settings: OutputSettings(),
                                 run: RunCounters(similar: 3), items: grouped)
         let html = ReportWriter(manifest: manifest, statistics: Statistics(manifest: manifest)).render()
