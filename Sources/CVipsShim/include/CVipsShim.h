@@ -7,6 +7,8 @@
 
 #include <vips/vips.h>
 
+#include "CVipsResample.h"
+
 /// vips_init() through the VIPS_INIT macro. Call once per process.
 int shim_init(const char *argv0);
 

@@ -366,6 +366,19 @@ public enum Thumbnailer {
     static func resize(_ input: VipsImageRef, width targetW: Int, height targetH: Int) throws(VipsFailure) -> VipsImageRef {
         var image = input
         guard image.width != targetW || image.height != targetH else { return image }
+        // 8-bit pixels already in memory (every direct JPEG decode, and the
+        // renditions smaller sizes are made from): resample.c, about three
+        // times faster than libvips' reduce without liborc. Anything else
+        // (lazy pipelines, alpha, 16-bit, enlarging) goes through libvips.
+        var resampled: UnsafeMutablePointer<VipsImage>?
+        switch shim_resample_image(image.pointer, &resampled, Int32(targetW), Int32(targetH)) {
+        case 0:
+            if let resampled { return VipsImageRef(resampled) }
+        case 1:
+            break
+        default:
+            throw VipsFailure(operation: "resample", message: VipsRuntime.lastError() ?? "resample failed")
+        }
         let alpha = image.hasAlpha
         let format = image.bandFormat
         if alpha { image = try image.apply("premultiply") { shim_premultiply($0, $1) } }

@@ -1,0 +1,286 @@
+/* Lanczos3 resampling of 8-bit pixels in memory.
+ *
+ * The filter is the usual separable one (as Pillow's and libvips' reduce):
+ * each output sample is a weighted sum of the input samples within three
+ * filter widths of its centre, the filter widened by the scale when
+ * shrinking, the window cut at the image's edges and its weights
+ * renormalised there. Weights are fixed point (14 bits) and sum to exactly
+ * one, so a flat area stays flat.
+ *
+ * Both passes are vertical: the rows pass sums whole input rows into a row
+ * of int32 accumulators, a loop the compiler vectorises. The columns pass
+ * runs the same code on a transposed copy and transposes back, which costs
+ * less than a horizontal pass's per-pixel gathers. The rows pass goes first,
+ * so the transposes move the smaller intermediate image.
+ */
+#include "CVipsResample.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+#define WEIGHT_BITS 14
+#define WEIGHT_ONE (1 << WEIGHT_BITS)
+/* Lanczos3: the filter reaches 3 input samples either side at scale 1. */
+#define LOBES 3.0
+
+/* Which input samples make each output sample, and with what weights. */
+typedef struct {
+    int *first;        /* first input sample of output i */
+    int *count;        /* how many input samples, from `first` on */
+    int32_t *weights;  /* count[i] weights of output i, at i * stride */
+    int stride;        /* the most taps any output has */
+} taps;
+
+static void taps_free(taps *t) {
+    free(t->first);
+    free(t->count);
+    free(t->weights);
+}
+
+static double lanczos3(double x) {
+    x = fabs(x);
+    if (x < 1e-9)
+        return 1.0;
+    if (x >= LOBES)
+        return 0.0;
+    double px = M_PI * x;
+    return LOBES * sin(px) * sin(px / LOBES) / (px * px);
+}
+
+/* The taps from in_size samples to out_size; 0, or -1 without memory. */
+static int taps_make(taps *t, int in_size, int out_size) {
+    double scale = (double) in_size / out_size;
+    double filter_scale = scale < 1.0 ? 1.0 : scale;
+    double support = LOBES * filter_scale;
+    int stride = (int) ceil(support) * 2 + 1;
+    t->first = malloc(sizeof(int) * (size_t) out_size);
+    t->count = malloc(sizeof(int) * (size_t) out_size);
+    t->weights = malloc(sizeof(int32_t) * (size_t) out_size * (size_t) stride);
+    t->stride = stride;
+    double *exact = malloc(sizeof(double) * (size_t) stride);
+    if (!t->first || !t->count || !t->weights || !exact) {
+        free(exact);
+        taps_free(t);
+        return -1;
+    }
+    for (int i = 0; i < out_size; i++) {
+        double centre = (i + 0.5) * scale;
+        int lo = (int) floor(centre - support + 0.5);
+        int hi = (int) floor(centre + support + 0.5);
+        if (lo < 0)
+            lo = 0;
+        if (hi > in_size)
+            hi = in_size;
+        if (hi - lo > stride)
+            hi = lo + stride;
+        if (hi <= lo) {
+            /* Cannot happen for a centre inside the image; keep one tap. */
+            lo = (int) centre < in_size ? (int) centre : in_size - 1;
+            hi = lo + 1;
+        }
+        int n = hi - lo;
+        double total = 0;
+        for (int k = 0; k < n; k++) {
+            exact[k] = lanczos3((lo + k - centre + 0.5) / filter_scale);
+            total += exact[k];
+        }
+        int32_t *w = t->weights + (size_t) i * (size_t) stride;
+        int32_t sum = 0;
+        int largest = 0;
+        for (int k = 0; k < n; k++) {
+            w[k] = (int32_t) lrint(total != 0 ? exact[k] / total * WEIGHT_ONE : (k == 0 ? WEIGHT_ONE : 0));
+            sum += w[k];
+            if (w[k] > w[largest])
+                largest = k;
+        }
+        /* The rounding error goes to the largest weight: they sum to one. */
+        w[largest] += WEIGHT_ONE - sum;
+        t->first[i] = lo;
+        t->count[i] = n;
+    }
+    free(exact);
+    return 0;
+}
+
+static inline uint8_t clamp_u8(int32_t v) {
+    return v < 0 ? 0 : v > 255 ? 255 : (uint8_t) v;
+}
+
+/* AVX2 doubles the speed of the passes; the baseline x86-64 build cannot
+ * assume it, so the hot loops are compiled twice and picked at load time. */
+#if defined(__x86_64__) && defined(__clang__) && defined(__ELF__)
+#define HOT_LOOP __attribute__((target_clones("avx2", "default")))
+#else
+#define HOT_LOOP
+#endif
+
+/* Rows pass: out row j = the weighted sum of input rows first[j]…, each
+ * `row_bytes` long. `acc` holds row_bytes int32. */
+HOT_LOOP static void rows_pass(const uint8_t *restrict in, size_t row_bytes,
+                      uint8_t *restrict out, int out_rows, const taps *t,
+                      int32_t *restrict acc) {
+    for (int j = 0; j < out_rows; j++) {
+        const int32_t *w = t->weights + (size_t) j * (size_t) t->stride;
+        const uint8_t *src = in + (size_t) t->first[j] * row_bytes;
+        for (size_t x = 0; x < row_bytes; x++)
+            acc[x] = WEIGHT_ONE / 2;
+        int k = 0;
+        /* Two rows at a time: half the passes over the accumulators. */
+        for (; k + 1 < t->count[j]; k += 2) {
+            const int32_t w0 = w[k], w1 = w[k + 1];
+            const uint8_t *restrict r0 = src + (size_t) k * row_bytes;
+            const uint8_t *restrict r1 = r0 + row_bytes;
+            for (size_t x = 0; x < row_bytes; x++)
+                acc[x] += w0 * r0[x] + w1 * r1[x];
+        }
+        if (k < t->count[j]) {
+            const int32_t w0 = w[k];
+            const uint8_t *restrict r0 = src + (size_t) k * row_bytes;
+            for (size_t x = 0; x < row_bytes; x++)
+                acc[x] += w0 * r0[x];
+        }
+        uint8_t *dst = out + (size_t) j * row_bytes;
+        for (size_t x = 0; x < row_bytes; x++)
+            dst[x] = clamp_u8(acc[x] >> WEIGHT_BITS);
+    }
+}
+
+/* out (h wide, w tall) = in (w wide, h tall) transposed, pixel by pixel,
+ * in tiles that stay in cache. */
+static inline __attribute__((always_inline)) void
+transpose_bands(const uint8_t *restrict in, int w, int h, uint8_t *restrict out, const int bands) {
+    enum { TILE = 32 };
+    for (int y0 = 0; y0 < h; y0 += TILE) {
+        int y1 = y0 + TILE < h ? y0 + TILE : h;
+        for (int x0 = 0; x0 < w; x0 += TILE) {
+            int x1 = x0 + TILE < w ? x0 + TILE : w;
+            for (int x = x0; x < x1; x++) {
+                uint8_t *d = out + ((size_t) x * (size_t) h + (size_t) y0) * (size_t) bands;
+                const uint8_t *s = in + ((size_t) y0 * (size_t) w + (size_t) x) * (size_t) bands;
+                for (int y = y0; y < y1; y++) {
+                    for (int c = 0; c < bands; c++)
+                        d[c] = s[c];
+                    d += bands;
+                    s += (size_t) w * (size_t) bands;
+                }
+            }
+        }
+    }
+}
+
+HOT_LOOP static void transpose(const uint8_t *in, int w, int h, int bands, uint8_t *out) {
+    switch (bands) {
+    case 1: transpose_bands(in, w, h, out, 1); break;
+    case 2: transpose_bands(in, w, h, out, 2); break;
+    case 3: transpose_bands(in, w, h, out, 3); break;
+    default: transpose_bands(in, w, h, out, 4); break;
+    }
+}
+
+int shim_resample_u8(const uint8_t *in, int in_w, int in_h, int bands,
+                     uint8_t *out, int out_w, int out_h) {
+    if (!in || !out || bands < 1 || bands > 4 || in_w < 1 || in_h < 1 || out_w < 1 ||
+        out_h < 1 || out_w > in_w || out_h > in_h)
+        return -1;
+    const size_t b = (size_t) bands;
+    if (out_w == in_w && out_h == in_h) {
+        memcpy(out, in, (size_t) in_w * (size_t) in_h * b);
+        return 0;
+    }
+    int status = -1;
+    taps rows = {0}, columns = {0};
+    uint8_t *shrunk = NULL, *turned = NULL, *narrowed = NULL;
+    /* Accumulators for the longer of the two passes' rows. */
+    size_t acc_len = (size_t) (in_w > out_h ? in_w : out_h) * b;
+    int32_t *acc = malloc(sizeof(int32_t) * acc_len);
+    if (!acc)
+        goto done;
+
+    /* Rows: in_w × in_h -> in_w × out_h (straight into `out` when the width stays). */
+    const uint8_t *tall = in;
+    if (out_h != in_h) {
+        if (taps_make(&rows, in_h, out_h))
+            goto done;
+        uint8_t *target = out_w == in_w ? out : (shrunk = malloc((size_t) in_w * (size_t) out_h * b));
+        if (!target)
+            goto done;
+        rows_pass(in, (size_t) in_w * b, target, out_h, &rows, acc);
+        tall = target;
+    }
+    if (out_w == in_w) {
+        status = 0;
+        goto done;
+    }
+
+    /* Columns: transpose to out_h × in_w, rows pass to out_h × out_w, transpose back. */
+    turned = malloc((size_t) in_w * (size_t) out_h * b);
+    narrowed = malloc((size_t) out_w * (size_t) out_h * b);
+    if (!turned || !narrowed || taps_make(&columns, in_w, out_w))
+        goto done;
+    transpose(tall, in_w, out_h, bands, turned);
+    free(shrunk);
+    shrunk = NULL;
+    rows_pass(turned, (size_t) out_h * b, narrowed, out_w, &columns, acc);
+    transpose(narrowed, out_h, out_w, bands, out);
+    status = 0;
+
+done:
+    free(acc);
+    free(shrunk);
+    free(turned);
+    free(narrowed);
+    taps_free(&rows);
+    taps_free(&columns);
+    return status;
+}
+
+static void free_pixels(VipsImage *image, void *pixels) {
+    (void) image;
+    g_free(pixels);
+}
+
+/* Copies one metadata item (not the header fields vips_image_map also lists). */
+static void *copy_meta(VipsImage *from, const char *name, GValue *value, void *to) {
+    if (from->meta && g_hash_table_contains(from->meta, name))
+        vips_image_set((VipsImage *) to, name, value);
+    return NULL;
+}
+
+int shim_resample_image(VipsImage *in, VipsImage **out, int out_w, int out_h) {
+    if (in->Coding != VIPS_CODING_NONE || in->BandFmt != VIPS_FORMAT_UCHAR ||
+        (in->Bands != 1 && in->Bands != 3))
+        return 1;
+    if (out_w < 1 || out_h < 1 || out_w > in->Xsize || out_h > in->Ysize)
+        return 1;
+    if ((in->dtype != VIPS_IMAGE_SETBUF && in->dtype != VIPS_IMAGE_SETBUF_FOREIGN) || !in->data)
+        return 1;
+    size_t bytes = (size_t) out_w * (size_t) out_h * (size_t) in->Bands;
+    uint8_t *pixels = g_try_malloc(bytes);
+    if (!pixels) {
+        vips_error("resample", "out of memory for a %d×%d image", out_w, out_h);
+        return -1;
+    }
+    if (shim_resample_u8((const uint8_t *) in->data, in->Xsize, in->Ysize, in->Bands,
+                         pixels, out_w, out_h)) {
+        g_free(pixels);
+        vips_error("resample", "out of memory resizing %d×%d to %d×%d", in->Xsize, in->Ysize, out_w, out_h);
+        return -1;
+    }
+    VipsImage *image = vips_image_new_from_memory(pixels, bytes, out_w, out_h, in->Bands, VIPS_FORMAT_UCHAR);
+    if (!image) {
+        g_free(pixels);
+        return -1;
+    }
+    g_signal_connect(image, "postclose", G_CALLBACK(free_pixels), pixels);
+    image->Type = in->Type;
+    image->Xres = in->Xres;
+    image->Yres = in->Yres;
+    vips_image_map(in, copy_meta, image);
+    *out = image;
+    return 0;
+}

@@ -1,0 +1,128 @@
+import CVips
+import CVipsShim
+import Foundation
+import XCTest
+@testable import ThumbsKit
+
+/// resample.c: the Lanczos3 resize of 8-bit images in memory that replaces
+/// libvips' reduce on the direct JPEG path.
+final class ResampleTests: XCTestCase {
+    override func setUp() {
+        TestImages.start()
+    }
+
+    /// A smooth pattern with some detail: gradients plus a sine ripple.
+    private func pattern(width: Int, height: Int, bands: Int) -> [UInt8] {
+        var pixels = [UInt8](repeating: 0, count: width * height * bands)
+        for y in 0..<height {
+            for x in 0..<width {
+                for c in 0..<bands {
+                    let ripple = 40 * sin(Double(x) / (3.0 + Double(c)) + Double(y) / 7.0)
+                    let ramp = Double(x * 150 / width + y * 60 / height)
+                    pixels[(y * width + x) * bands + c] = UInt8(max(0, min(255, 20 + ramp + ripple)))
+                }
+            }
+        }
+        return pixels
+    }
+
+    private func resample(_ input: [UInt8], _ w: Int, _ h: Int, bands: Int, to ow: Int, _ oh: Int) -> [UInt8]? {
+        var output = [UInt8](repeating: 0, count: ow * oh * bands)
+        let status = input.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target in
+                shim_resample_u8(source.baseAddress, Int32(w), Int32(h), Int32(bands), target.baseAddress, Int32(ow), Int32(oh))
+            }
+        }
+        return status == 0 ? output : nil
+    }
+
+    private func memoryImage(_ pixels: [UInt8], _ w: Int, _ h: Int, bands: Int) -> VipsImageRef {
+        let image = pixels.withUnsafeBytes {
+            vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(w), Int32(h), Int32(bands), VIPS_FORMAT_UCHAR)
+        }
+        return VipsImageRef(image!)
+    }
+
+    private func bytes(of image: VipsImageRef) -> [UInt8] {
+        var size = 0
+        let memory = vips_image_write_to_memory(image.pointer, &size)!
+        defer { g_free(memory) }
+        return Array(UnsafeRawBufferPointer(start: memory, count: size))
+    }
+
+    func testAFlatImageStaysExactlyFlatAtAnyScale() throws {
+        let cases = [(37, 23, 5, 7), (1000, 3, 1, 1), (640, 480, 256, 192), (33, 1, 32, 1), (9, 400, 9, 17)]
+        for (w, h, ow, oh) in cases {
+            for bands in [1, 3] {
+                let flat = [UInt8](repeating: 201, count: w * h * bands)
+                let out = try XCTUnwrap(resample(flat, w, h, bands: bands, to: ow, oh), "\(w)×\(h) -> \(ow)×\(oh)")
+                XCTAssertEqual(Set(out), [201], "\(w)×\(h) -> \(ow)×\(oh), \(bands) bands")
+            }
+        }
+    }
+
+    func testTheSameSizeIsACopy() throws {
+        let input = pattern(width: 50, height: 40, bands: 3)
+        XCTAssertEqual(resample(input, 50, 40, bands: 3, to: 50, 40), input)
+    }
+
+    func testItAgreesWithLibvipsLanczos3Reduce() throws {
+        let (w, h) = (640, 480)
+        for bands in [1, 3] {
+            let input = pattern(width: w, height: h, bands: bands)
+            let source = memoryImage(input, w, h, bands: bands)
+            for (ow, oh) in [(256, 192), (173, 97), (640, 241), (320, 480), (33, 25)] {
+                let ours = try XCTUnwrap(resample(input, w, h, bands: bands, to: ow, oh))
+                let reference = try source.apply("resize") {
+                    shim_resize($0, $1, Double(ow) / Double(w), Double(oh) / Double(h))
+                }
+                let theirs = bytes(of: reference)
+                XCTAssertEqual(theirs.count, ours.count, "\(ow)×\(oh)")
+                guard theirs.count == ours.count else { continue }
+                let differences = zip(ours, theirs).map { abs(Int($0) - Int($1)) }
+                let mean = Double(differences.reduce(0, +)) / Double(differences.count)
+                XCTAssertLessThanOrEqual(mean, 0.5, "\(ow)×\(oh), \(bands) bands: mean difference")
+                XCTAssertLessThanOrEqual(differences.max() ?? 0, 6, "\(ow)×\(oh), \(bands) bands: largest difference")
+            }
+        }
+    }
+
+    func testItRefusesToEnlargeOrBadArguments() {
+        let input = pattern(width: 20, height: 10, bands: 3)
+        XCTAssertNil(resample(input, 20, 10, bands: 3, to: 21, 10))
+        XCTAssertNil(resample(input, 20, 10, bands: 3, to: 10, 11))
+        XCTAssertNil(resample(input, 20, 10, bands: 3, to: 0, 5))
+        XCTAssertNil(resample(input, 20, 10, bands: 5, to: 10, 5))
+    }
+
+    func testImagesItDoesNotTakeAreLeftToLibvips() throws {
+        let input = pattern(width: 64, height: 48, bands: 3)
+        let memory = memoryImage(input, 64, 48, bands: 3)
+        var out: UnsafeMutablePointer<VipsImage>?
+        // Enlarging.
+        XCTAssertEqual(shim_resample_image(memory.pointer, &out, 65, 48), 1)
+        // A lazy pipeline, not pixels in memory.
+        let lazy = try memory.apply("copy") { shim_copy($0, $1) }
+        XCTAssertEqual(shim_resample_image(lazy.pointer, &out, 32, 24), 1)
+        // Alpha.
+        let rgba = memoryImage(pattern(width: 64, height: 48, bands: 4), 64, 48, bands: 4)
+        XCTAssertEqual(shim_resample_image(rgba.pointer, &out, 32, 24), 1)
+        XCTAssertNil(out)
+    }
+
+    func testMetadataTravelsWithTheResizedImage() throws {
+        let memory = memoryImage(pattern(width: 64, height: 48, bands: 3), 64, 48, bands: 3)
+        vips_image_set_int(memory.pointer, "orientation", 6)
+        let profile: [UInt8] = Array("not really a profile".utf8)
+        profile.withUnsafeBytes { vips_image_set_blob_copy(memory.pointer, "icc-profile-data", $0.baseAddress, $0.count) }
+        memory.pointer.pointee.Xres = 11.8
+        var out: UnsafeMutablePointer<VipsImage>?
+        XCTAssertEqual(shim_resample_image(memory.pointer, &out, 32, 24), 0)
+        let resized = VipsImageRef(try XCTUnwrap(out))
+        XCTAssertEqual([resized.width, resized.height, resized.bands], [32, 24, 3])
+        XCTAssertEqual(resized.orientation, 6)
+        XCTAssertTrue(resized.hasICCProfile)
+        XCTAssertEqual(resized.pointer.pointee.Xres, 11.8, accuracy: 1e-9)
+        XCTAssertEqual(resized.interpretation, memory.interpretation)
+    }
+}
