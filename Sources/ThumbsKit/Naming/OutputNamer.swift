@@ -78,9 +78,10 @@ public enum OutputNamer {
     /// suffix (`a_png`); a folder is renamed for all the items below it
     /// (`a.jpg_dir/b`, then `a.jpg_dir_2/b`…).
     public static func assign(stems: [String], extensions: [String]) -> [String] {
+        /// Lower-cased names given so far; their output files are these
+        /// names with each of `outputExtensions` (not stored: at 100,000
+        /// items that set alone was 50 MB).
         var used = Set<String>()
-        /// Lower-cased names of output files: every name with every extension.
-        var files = Set<String>()
         /// Lower-cased folder paths in use.
         var folders = Set<String>()
         /// Sanitised folder path → the folder path assigned to it.
@@ -94,7 +95,7 @@ public enum OutputNamer {
         }
 
         for (stem, ext) in zip(stems, extensions) {
-            let base = placeFolders(of: sanitise(stem), files: files, folders: &folders, renamed: &renamedFolders)
+            let base = placeFolders(of: sanitise(stem), used: used, folders: &folders, renamed: &renamedFolders)
             var candidate = base
             if clashes(candidate) {
                 let suffix = sanitiseSegment(ext)
@@ -108,16 +109,23 @@ public enum OutputNamer {
             }
             let lower = candidate.lowercased()
             used.insert(lower)
-            for fileExtension in outputExtensions { files.insert(lower + "." + fileExtension) }
             names.append(candidate)
         }
         return names
     }
 
+    /// Whether `path` (lower-cased) is the output file of a name in `used`:
+    /// such a name followed by one of `outputExtensions`.
+    private static func isOutputFile(_ path: String, of used: Set<String>) -> Bool {
+        outputExtensions.contains { fileExtension in
+            path.hasSuffix("." + fileExtension) && used.contains(String(path.dropLast(fileExtension.count + 1)))
+        }
+    }
+
     /// `name` with its folders renamed where an earlier item's output file
     /// has the folder's name; records the folders it uses.
     private static func placeFolders(
-        of name: String, files: Set<String>, folders: inout Set<String>, renamed: inout [String: String]
+        of name: String, used: Set<String>, folders: inout Set<String>, renamed: inout [String: String]
     ) -> String {
         let segments = name.split(separator: "/").map(String.init)
         guard segments.count > 1 else { return name }
@@ -132,7 +140,7 @@ public enum OutputNamer {
             let wanted = placed + (placed.isEmpty ? "" : "/") + segment
             var candidate = wanted
             var n = 1
-            while files.contains(candidate.lowercased()) {
+            while isOutputFile(candidate.lowercased(), of: used) {
                 candidate = wanted + "_dir" + (n == 1 ? "" : "_\(n)")
                 n += 1
             }
