@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -30,8 +29,9 @@ public final class SourceBytes: @unchecked Sendable {
 
     private enum Storage { case none, recycled, own(capacity: Int) }
 
-    /// Files larger than this get a buffer of their own (an anonymous
-    /// mapping, unmapped when done) instead of a recycled one.
+    /// Files larger than this are read into a buffer of their own (anonymous
+    /// memory from `mmap`, returned when done) instead of a recycled one; the
+    /// file itself is never mapped.
     static let largeFile = 16 << 20
 
     /// Points in `init(path:)` where tests change the file under the reader.
@@ -157,99 +157,5 @@ public final class SourceBytes: @unchecked Sendable {
             lock.unlock()
             body?(path, stage)
         }
-    }
-}
-
-enum SHA256Hex {
-    static func of(_ bytes: UnsafeRawBufferPointer) -> String {
-        var hasher = SHA256()
-        hasher.update(bufferPointer: bytes)
-        return hex(hasher.finalize())
-    }
-
-    static func of(_ data: Data) -> String {
-        hex(SHA256.hash(data: data))
-    }
-
-    private static func hex(_ digest: SHA256.Digest) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(64)
-        for byte in digest {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-}
-
-/// Keeps a few source-sized buffers for reuse. A fresh multi-megabyte buffer
-/// per image costs hundreds of page faults and zero-filling in the kernel,
-/// and freed ones linger in malloc's arenas (resident memory grew with the
-/// number of images); a handful of recycled buffers costs neither.
-final class BufferRecycler: @unchecked Sendable {
-    static let shared = BufferRecycler()
-
-    private struct Buffer {
-        var pointer: UnsafeMutableRawPointer
-        var capacity: Int
-    }
-
-    private let lock = NSLock()
-    private var spare: [Buffer] = []
-    private var capacities: [UnsafeMutableRawPointer: Int] = [:]
-    /// Buffers kept when nobody uses them.
-    private let keep = 8
-
-    /// A buffer of at least `size` bytes (contents undefined).
-    func take(_ size: Int) -> UnsafeMutableRawPointer {
-        lock.lock()
-        if let index = spare.firstIndex(where: { $0.capacity >= size }) {
-            let buffer = spare.remove(at: index)
-            lock.unlock()
-            return buffer.pointer
-        }
-        lock.unlock()
-        // Round up so that similar sizes can share buffers.
-        let capacity = max(size, 1 << 20).roundedUpToPowerOfTwoQuarter()
-        guard let pointer = malloc(capacity) else { fatalError("out of memory allocating \(capacity) bytes") }
-        lock.lock()
-        capacities[pointer] = capacity
-        lock.unlock()
-        return pointer
-    }
-
-    func give(_ pointer: UnsafeMutableRawPointer) {
-        lock.lock()
-        guard let capacity = capacities[pointer] else {
-            lock.unlock()
-            return Glibc.free(pointer)
-        }
-        if spare.count < keep {
-            spare.append(Buffer(pointer: pointer, capacity: capacity))
-            lock.unlock()
-            return
-        }
-        // Keep the largest buffers; release the smallest.
-        spare.sort { $0.capacity > $1.capacity }
-        var released = pointer
-        if let last = spare.last, last.capacity < capacity {
-            released = last.pointer
-            spare[spare.count - 1] = Buffer(pointer: pointer, capacity: capacity)
-        }
-        capacities[released] = nil
-        lock.unlock()
-        Glibc.free(released)
-    }
-}
-
-extension Int {
-    /// Rounds up to the next multiple of a quarter of a power of two
-    /// (1.0, 1.25, 1.5, 1.75 × 2^k): at most 25% waste.
-    func roundedUpToPowerOfTwoQuarter() -> Int {
-        var power = 1
-        while power * 2 <= self { power *= 2 }
-        let step = Swift.max(1, power / 4)
-        return (self + step - 1) / step * step
     }
 }
