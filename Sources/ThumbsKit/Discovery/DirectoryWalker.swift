@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// One file found by the walk that is, or may be, an image.
@@ -47,19 +45,8 @@ public struct DirectoryWalker: Sendable {
     }
 
     private func walk(directory: String, relative: String, into result: inout Result, isRoot: Bool = false) {
-        guard let dir = opendir(directory) else { return }
-        var names: [[UInt8]] = []
-        while let entry = readdir(dir) {
-            // Read d_name through a pointer: a dirent record may be shorter
-            // than sizeof(dirent), so copying the whole field can run off
-            // the end of the mapped buffer.
-            let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-            let namePointer = UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self)
-            let name = Array(UnsafeRawBufferPointer(start: namePointer, count: strlen(namePointer)))
-            if name.first == UInt8(ascii: ".") { continue }  // hidden, and . and ..
-            names.append(name)
-        }
-        closedir(dir)
+        guard let entries = directoryEntryNames(directory) else { return }
+        var names = entries.filter { $0.first != UInt8(ascii: ".") }  // hidden, and . and ..
         names.sort { $0.lexicographicallyPrecedes($1) }
 
         for rawName in names {
@@ -106,43 +93,5 @@ public struct DirectoryWalker: Sendable {
                 modified: modificationTime(target), problem: nil
             ))
         }
-    }
-}
-
-/// The first bytes of a file, or nothing if it cannot be read.
-func readPrefix(_ path: String, count: Int = ImageSniffer.prefixLength) -> [UInt8] {
-    // O_NONBLOCK: a file swapped for a FIFO after the walk looked must not hang it.
-    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-    guard fd >= 0 else { return [] }
-    defer { close(fd) }
-    var buffer = [UInt8](repeating: 0, count: count)
-    let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, count) }
-    return n > 0 ? Array(buffer.prefix(n)) : []
-}
-
-/// Size and modification time of a file, following links.
-func fileStatus(_ path: String) -> (size: Int64, modified: Double)? {
-    var info = stat()
-    guard stat(path, &info) == 0 else { return nil }
-    return (Int64(info.st_size), modificationTime(info))
-}
-
-func modificationTime(_ info: stat) -> Double {
-    #if canImport(Darwin)
-    return Double(info.st_mtimespec.tv_sec) + Double(info.st_mtimespec.tv_nsec) / 1e9
-    #else
-    return Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-    #endif
-}
-
-func errnoText(_ code: Int32 = errno) -> String {
-    String(cString: strerror(code))
-}
-
-/// Calls `body` with a NUL-terminated copy of raw path bytes (names that are
-/// not UTF-8 still reach the system unchanged).
-func withCPath<R>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
-    (bytes + [0]).withUnsafeBufferPointer { buffer in
-        buffer.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) }
     }
 }
