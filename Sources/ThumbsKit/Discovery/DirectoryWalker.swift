@@ -32,11 +32,10 @@ public struct DirectoryWalker: Sendable {
     public init() {}
 
     public func walk(_ root: String) throws(RunError) -> Result {
-        var info = stat()
-        guard stat(root, &info) == 0 else {
+        guard let info = FileInfo.of(root) else {
             throw .usage("cannot read source \(root): \(errnoText())")
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
+        guard info.kind == .directory else {
             throw .usage("\(root) is not a directory")
         }
         var result = Result()
@@ -56,23 +55,22 @@ public struct DirectoryWalker: Sendable {
             let path = String(decoding: pathBytes, as: UTF8.self)
             let rel = relative.isEmpty ? name : relative + "/" + name
 
-            var link = stat()
-            guard withCPath(pathBytes, { lstat($0, &link) }) == 0 else { continue }
+            guard let link = FileInfo.of(pathBytes: pathBytes, followLinks: false) else { continue }
             var target = link
-            let isLink = link.st_mode & S_IFMT == S_IFLNK
             var problem: String?
-            if isLink {
-                if withCPath(pathBytes, { stat($0, &target) }) != 0 {
+            if link.kind == .symbolicLink {
+                if let followed = FileInfo.of(pathBytes: pathBytes, followLinks: true) {
+                    if followed.kind == .directory { continue }  // links to folders are not followed
+                    target = followed
+                } else {
                     problem = errno == ELOOP ? "symbolic link loop" : "broken symbolic link (\(errnoText()))"
-                } else if target.st_mode & S_IFMT == S_IFDIR {
-                    continue  // links to folders are not followed
                 }
             }
-            if problem == nil, target.st_mode & S_IFMT == S_IFDIR {
+            if problem == nil, target.kind == .directory {
                 walk(directory: path, relative: rel, into: &result)
                 continue
             }
-            if problem == nil, target.st_mode & S_IFMT != S_IFREG { continue }  // fifos, sockets, devices
+            if problem == nil, target.kind != .regular { continue }  // fifos, sockets, devices
             if validName == nil { problem = "the file name is not valid UTF-8; rename the file" }
 
             let namedLikeImage = ImageSniffer.isNamedLikeImage(name)
@@ -89,8 +87,8 @@ public struct DirectoryWalker: Sendable {
                 continue
             }
             result.files.append(FoundFile(
-                relativePath: rel, path: path, size: Int64(target.st_size),
-                modified: modificationTime(target), problem: nil
+                relativePath: rel, path: path, size: target.size,
+                modified: target.modified, problem: nil
             ))
         }
     }

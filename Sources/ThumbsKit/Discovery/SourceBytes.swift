@@ -48,13 +48,12 @@ public final class SourceBytes: @unchecked Sendable {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw ItemError.io("cannot open \(path): \(errnoText())") }
         defer { close(fd) }
-        var before = stat()
-        guard fstat(fd, &before) == 0 else { throw ItemError.io("cannot read \(path): \(errnoText())") }
-        guard before.st_mode & S_IFMT == S_IFREG else {
-            throw ItemError.io("cannot read \(path): \(Self.kind(of: before)), not a regular file")
+        guard let before = FileInfo.of(descriptor: fd) else { throw ItemError.io("cannot read \(path): \(errnoText())") }
+        guard before.kind == .regular else {
+            throw ItemError.io("cannot read \(path): \(Self.describe(before.kind)), not a regular file")
         }
         Self.testHook.call(path, .opened)
-        let size = Int(before.st_size)
+        let size = Int(before.size)
         guard size > 0 else {
             base = nil
             storage = .none
@@ -93,12 +92,12 @@ public final class SourceBytes: @unchecked Sendable {
             offset += n
         }
         Self.testHook.call(path, .read)
-        var after = stat()
-        if fstat(fd, &after) != 0 || after.st_size != before.st_size
-            || after.st_mtim.tv_sec != before.st_mtim.tv_sec || after.st_mtim.tv_nsec != before.st_mtim.tv_nsec {
+        let after = FileInfo.of(descriptor: fd)
+        if after?.size != before.size || after?.modifiedSeconds != before.modifiedSeconds
+            || after?.modifiedNanoseconds != before.modifiedNanoseconds {
             release()
-            throw Self.changed(path, detail: after.st_size != before.st_size
-                ? "its size went from \(before.st_size) to \(after.st_size) bytes" : "it was modified")
+            throw Self.changed(path, detail: after?.size != before.size
+                ? "its size went from \(before.size) to \(after?.size ?? 0) bytes" : "it was modified")
         }
         base = buffer
         storage = owner
@@ -127,13 +126,13 @@ public final class SourceBytes: @unchecked Sendable {
         ItemError.io("\(path) changed while being read (\(detail)); it is read again on the next run")
     }
 
-    private static func kind(of info: stat) -> String {
-        switch info.st_mode & S_IFMT {
-        case S_IFIFO: "a FIFO (named pipe)"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        case S_IFSOCK: "a socket"
-        case S_IFDIR: "a folder"
+    private static func describe(_ kind: FileInfo.Kind) -> String {
+        switch kind {
+        case .fifo: "a FIFO (named pipe)"
+        case .characterDevice: "a character device"
+        case .blockDevice: "a block device"
+        case .socket: "a socket"
+        case .directory: "a folder"
         default: "a special file"
         }
     }
