@@ -3,7 +3,9 @@ import PackageDescription
 
 let package = Package(
     name: "thumbs",
-    platforms: [.macOS(.v14)],
+    // Linux only (x86_64/aarch64; built and tested on Debian bookworm x86_64):
+    // ThumbsKit calls Glibc (Sources/ThumbsKit/System) and shim.c includes
+    // <malloc.h>, so no Apple platform is declared.
     products: [
         .executable(name: "thumbs", targets: ["thumbs"]),
         .library(name: "ThumbsKit", targets: ["ThumbsKit"]),

@@ -24,14 +24,14 @@ struct StatsCommand: AsyncParsableCommand {
     func run() async throws {
         let loaded: Manifest
         do {
-            loaded = try ManifestCoding.readManifest(at: manifest)
+            loaded = try JSONCoding.readManifest(at: manifest)
         } catch {
             FileHandle.standardError.write(Data("thumbs: \(error.message)\n".utf8))
             throw ExitCode(error.exitCode.rawValue)
         }
         let statistics = Statistics(manifest: loaded)
         if json {
-            FileHandle.standardOutput.write(try ManifestCoding.encode(statistics))
+            FileHandle.standardOutput.write(try JSONCoding.encode(statistics))
         } else {
             FileHandle.standardOutput.write(Data(StatisticsTable(statistics, title: manifest).render().utf8))
         }

@@ -43,7 +43,7 @@ struct VerifyCommand: AsyncParsableCommand {
             throw ExitCode(error.exitCode.rawValue)
         }
         if json {
-            FileHandle.standardOutput.write(try ManifestCoding.encode(result))
+            FileHandle.standardOutput.write(try JSONCoding.encode(result))
         } else {
             FileHandle.standardOutput.write(Data((result.lines.joined(separator: "\n") + "\n").utf8))
         }

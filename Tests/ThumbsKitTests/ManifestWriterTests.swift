@@ -23,7 +23,7 @@ final class ManifestWriterTests: XCTestCase {
         XCTAssertEqual(text.components(separatedBy: "\n").filter { $0.hasPrefix("    {\"id\"") }.count, 2)
         XCTAssertNoThrow(try JSONSerialization.jsonObject(with: data))
         XCTAssertEqual(ManifestLineReader.decode(data), manifest, "read back line by line")
-        XCTAssertNil(ManifestLineReader.decode(try ManifestCoding.encode(manifest)), "other layouts fall back to JSONDecoder")
+        XCTAssertNil(ManifestLineReader.decode(try JSONCoding.encode(manifest)), "other layouts fall back to JSONDecoder")
         let empty = Manifest(tool: .init(libvips: "x"), startedAt: "", finishedAt: "", settings: OutputSettings(), items: [])
         XCTAssertEqual(try JSONDecoder().decode(Manifest.self, from: ManifestWriter.encode(empty)), empty)
         XCTAssertEqual(ManifestLineReader.decode(ManifestWriter.encode(empty)), empty)

@@ -59,7 +59,7 @@ final class StatisticsTests: XCTestCase {
 
     func testStatsJSONHasTheContractFields() throws {
         let manifest = Manifest(tool: .init(libvips: "8.14"), startedAt: "", finishedAt: "", settings: OutputSettings(), items: [])
-        let json = try JSONSerialization.jsonObject(with: ManifestCoding.encode(Statistics(manifest: manifest))) as! [String: Any]
+        let json = try JSONSerialization.jsonObject(with: JSONCoding.encode(Statistics(manifest: manifest))) as! [String: Any]
         XCTAssertEqual(json["schema"] as? String, "thumbs.stats/1")
         for key in ["counts", "downloads", "dimensions", "formats", "bytes", "time", "source"] {
             XCTAssertNotNil(json[key], key)

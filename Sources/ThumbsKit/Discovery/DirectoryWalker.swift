@@ -1,7 +1,5 @@
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// One file found by the walk that is, or may be, an image.
@@ -34,11 +32,10 @@ public struct DirectoryWalker: Sendable {
     public init() {}
 
     public func walk(_ root: String) throws(RunError) -> Result {
-        var info = stat()
-        guard stat(root, &info) == 0 else {
+        guard let info = FileInfo.of(root) else {
             throw .usage("cannot read source \(root): \(errnoText())")
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
+        guard info.kind == .directory else {
             throw .usage("\(root) is not a directory")
         }
         var result = Result()
@@ -47,19 +44,8 @@ public struct DirectoryWalker: Sendable {
     }
 
     private func walk(directory: String, relative: String, into result: inout Result, isRoot: Bool = false) {
-        guard let dir = opendir(directory) else { return }
-        var names: [[UInt8]] = []
-        while let entry = readdir(dir) {
-            // Read d_name through a pointer: a dirent record may be shorter
-            // than sizeof(dirent), so copying the whole field can run off
-            // the end of the mapped buffer.
-            let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-            let namePointer = UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self)
-            let name = Array(UnsafeRawBufferPointer(start: namePointer, count: strlen(namePointer)))
-            if name.first == UInt8(ascii: ".") { continue }  // hidden, and . and ..
-            names.append(name)
-        }
-        closedir(dir)
+        guard let entries = directoryEntryNames(directory) else { return }
+        var names = entries.filter { $0.first != UInt8(ascii: ".") }  // hidden, and . and ..
         names.sort { $0.lexicographicallyPrecedes($1) }
 
         for rawName in names {
@@ -69,23 +55,22 @@ public struct DirectoryWalker: Sendable {
             let path = String(decoding: pathBytes, as: UTF8.self)
             let rel = relative.isEmpty ? name : relative + "/" + name
 
-            var link = stat()
-            guard withCPath(pathBytes, { lstat($0, &link) }) == 0 else { continue }
+            guard let link = FileInfo.of(pathBytes: pathBytes, followLinks: false) else { continue }
             var target = link
-            let isLink = link.st_mode & S_IFMT == S_IFLNK
             var problem: String?
-            if isLink {
-                if withCPath(pathBytes, { stat($0, &target) }) != 0 {
+            if link.kind == .symbolicLink {
+                if let followed = FileInfo.of(pathBytes: pathBytes, followLinks: true) {
+                    if followed.kind == .directory { continue }  // links to folders are not followed
+                    target = followed
+                } else {
                     problem = errno == ELOOP ? "symbolic link loop" : "broken symbolic link (\(errnoText()))"
-                } else if target.st_mode & S_IFMT == S_IFDIR {
-                    continue  // links to folders are not followed
                 }
             }
-            if problem == nil, target.st_mode & S_IFMT == S_IFDIR {
+            if problem == nil, target.kind == .directory {
                 walk(directory: path, relative: rel, into: &result)
                 continue
             }
-            if problem == nil, target.st_mode & S_IFMT != S_IFREG { continue }  // fifos, sockets, devices
+            if problem == nil, target.kind != .regular { continue }  // fifos, sockets, devices
             if validName == nil { problem = "the file name is not valid UTF-8; rename the file" }
 
             let namedLikeImage = ImageSniffer.isNamedLikeImage(name)
@@ -102,47 +87,9 @@ public struct DirectoryWalker: Sendable {
                 continue
             }
             result.files.append(FoundFile(
-                relativePath: rel, path: path, size: Int64(target.st_size),
-                modified: modificationTime(target), problem: nil
+                relativePath: rel, path: path, size: target.size,
+                modified: target.modified, problem: nil
             ))
         }
-    }
-}
-
-/// The first bytes of a file, or nothing if it cannot be read.
-func readPrefix(_ path: String, count: Int = ImageSniffer.prefixLength) -> [UInt8] {
-    // O_NONBLOCK: a file swapped for a FIFO after the walk looked must not hang it.
-    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-    guard fd >= 0 else { return [] }
-    defer { close(fd) }
-    var buffer = [UInt8](repeating: 0, count: count)
-    let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, count) }
-    return n > 0 ? Array(buffer.prefix(n)) : []
-}
-
-/// Size and modification time of a file, following links.
-func fileStatus(_ path: String) -> (size: Int64, modified: Double)? {
-    var info = stat()
-    guard stat(path, &info) == 0 else { return nil }
-    return (Int64(info.st_size), modificationTime(info))
-}
-
-func modificationTime(_ info: stat) -> Double {
-    #if canImport(Darwin)
-    return Double(info.st_mtimespec.tv_sec) + Double(info.st_mtimespec.tv_nsec) / 1e9
-    #else
-    return Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-    #endif
-}
-
-func errnoText(_ code: Int32 = errno) -> String {
-    String(cString: strerror(code))
-}
-
-/// Calls `body` with a NUL-terminated copy of raw path bytes (names that are
-/// not UTF-8 still reach the system unchanged).
-func withCPath<R>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
-    (bytes + [0]).withUnsafeBufferPointer { buffer in
-        buffer.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) }
     }
 }

@@ -23,7 +23,7 @@ struct PreviousRun: Sendable {
         var manifest: Manifest?
         if FileManager.default.fileExists(atPath: manifestPath) {
             do {
-                manifest = try ManifestCoding.readManifest(at: manifestPath)
+                manifest = try JSONCoding.readManifest(at: manifestPath)
             } catch {
                 previous.unreadableManifest = error.message
             }

@@ -28,16 +28,6 @@ public enum OutputFormat: String, Sendable, Codable, CaseIterable {
     }
 }
 
-/// How strict decoding is (libvips `fail_on`).
-public enum FailOn: String, Sendable, Codable, CaseIterable {
-    /// Decode what can be decoded, never fail on damage.
-    case none
-    /// Fail on truncated images only.
-    case truncated
-    /// Fail on any decoder error.
-    case error
-}
-
 /// Everything that changes the thumbnails themselves. Two runs with equal
 /// settings produce byte-identical outputs from identical sources, so a re-run
 /// compares these with the previous manifest's before skipping anything.

@@ -109,12 +109,11 @@ final class ContainedPath {
     /// Words for an `openat` that failed: a link, a file where a folder
     /// should be, or the system's reason.
     private static func describeFailure(_ name: String, in parent: Int32, shown: String, code: Int32) -> String {
-        var info = stat()
-        if code == ELOOP || code == ENOTDIR, fstatat(parent, name, &info, AT_SYMLINK_NOFOLLOW) == 0 {
-            if info.st_mode & S_IFMT == S_IFLNK {
+        if code == ELOOP || code == ENOTDIR, let info = FileInfo.of(name, inFolder: parent) {
+            if info.kind == .symbolicLink {
                 return "\(shown) in the output folder is a symbolic link, and thumbs never writes or deletes through links there (replace it with a real folder)"
             }
-            if info.st_mode & S_IFMT != S_IFDIR {
+            if info.kind != .directory {
                 return "\(shown) in the output folder is a file where thumbs needs a folder"
             }
         }

@@ -55,8 +55,8 @@ public final class OutputDirectory: Sendable {
         guard fd >= 0 else {
             throw .fatal("cannot write to output folder \(path): \(stateDirectory)/lock: \(errnoText()); choose another --out or fix its permissions")
         }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            let code = errno
+        let code = FileLock.tryLock(fd, exclusive: true)
+        guard code == 0 else {
             close(fd)
             if code == EWOULDBLOCK {
                 throw .fatal("another thumbs run is using \(path) (locked); wait for it to finish or choose another --out")
@@ -78,7 +78,7 @@ public final class OutputDirectory: Sendable {
     }
 
     deinit {
-        flock(lockDescriptor, LOCK_UN)
+        FileLock.release(lockDescriptor)
         close(lockDescriptor)
     }
 
@@ -146,9 +146,8 @@ func makeDirectories(_ path: String) -> String? {
         if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
             return "\(prefix): \(errnoText())"
         }
-        var info = stat()
-        if stat(prefix, &info) != 0 { return "\(prefix): \(errnoText())" }
-        if info.st_mode & S_IFMT != S_IFDIR { return "\(prefix) is not a folder" }
+        guard let info = FileInfo.of(prefix) else { return "\(prefix): \(errnoText())" }
+        if info.kind != .directory { return "\(prefix) is not a folder" }
     }
     return nil
 }

@@ -252,7 +252,7 @@ public struct ThumbsRun: Sendable {
     private func write(manifest: Manifest, statistics: Statistics, out: OutputDirectory) throws(RunError) {
         do {
             try out.writeManifest(manifest)
-            try out.writeFinal(try ManifestCoding.encode(statistics), to: out.statsPath)
+            try out.writeFinal(try JSONCoding.encode(statistics), to: out.statsPath)
             if options.writeReport {
                 try out.writeFinal(text: ReportWriter(manifest: manifest, statistics: statistics).render(), to: out.reportPath)
             }

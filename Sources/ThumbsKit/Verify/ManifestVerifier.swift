@@ -13,8 +13,8 @@ public struct ManifestVerifier: Sendable {
 
     /// Throws `usage` (exit 2) when a manifest cannot be read or is not one.
     public func run() throws(RunError) -> VerifyResult {
-        let manifest = try ManifestCoding.readManifest(at: manifestPath)
-        let baseline = try baselinePath.map { path throws(RunError) in try ManifestCoding.readManifest(at: path) }
+        let manifest = try JSONCoding.readManifest(at: manifestPath)
+        let baseline = try baselinePath.map { path throws(RunError) in try JSONCoding.readManifest(at: path) }
         try VipsRuntime.start()
         let root = (manifestPath as NSString).deletingLastPathComponent
         let disk = OutputCheck(manifest: manifest, root: root.isEmpty ? "." : root).run()

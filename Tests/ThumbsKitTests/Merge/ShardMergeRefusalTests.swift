@@ -75,17 +75,17 @@ final class ShardMergeRefusalTests: XCTestCase {
         var first = try readManifest(outs[0]), second = try readManifest(outs[1])
         let stray = try XCTUnwrap(first.items.first)
         second.items.append(stray)
-        try ManifestCoding.encode(second).write(to: URL(fileURLWithPath: outs[1] + "/manifest.json"))
+        try JSONCoding.encode(second).write(to: URL(fileURLWithPath: outs[1] + "/manifest.json"))
         assertRefused(manifests(outs), "item '\(stray.id)' is in both shard 0/2", "shard 1/2", "overlap")
 
         // An item in a shard its id does not hash to: shards of another partition.
         second.items.removeLast()
         first.items.removeFirst()
-        try ManifestCoding.encode(first).write(to: URL(fileURLWithPath: outs[0] + "/manifest.json"))
+        try JSONCoding.encode(first).write(to: URL(fileURLWithPath: outs[0] + "/manifest.json"))
         var moved = stray
         moved.outputs = []
         second.items.append(moved)
-        try ManifestCoding.encode(second).write(to: URL(fileURLWithPath: outs[1] + "/manifest.json"))
+        try JSONCoding.encode(second).write(to: URL(fileURLWithPath: outs[1] + "/manifest.json"))
         assertRefused(manifests(outs), "item '\(stray.id)' is in shard 1/2", "belongs to shard 0/2")
     }
 
@@ -100,7 +100,7 @@ final class ShardMergeRefusalTests: XCTestCase {
         let outs = try await ShardFixture.runShards([photos], count: 2, into: root)
         var manifest = try readManifest(outs[1])
         manifest.interrupted = true
-        try ManifestCoding.encode(manifest).write(to: URL(fileURLWithPath: outs[1] + "/manifest.json"))
+        try JSONCoding.encode(manifest).write(to: URL(fileURLWithPath: outs[1] + "/manifest.json"))
         assertRefused(manifests(outs), "shard 1/2", "was interrupted", "run that shard again")
     }
 

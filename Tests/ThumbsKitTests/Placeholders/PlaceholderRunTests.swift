@@ -186,7 +186,7 @@ final class PlaceholderRunTests: XCTestCase {
         manifest.items[0].placeholder?.thumbhash = "%%%"
         manifest.items[0].color = "red"
         manifest.items[0].phash = "12345"
-        try ManifestCoding.encode(manifest).write(to: URL(fileURLWithPath: root + "/out/manifest.json"))
+        try JSONCoding.encode(manifest).write(to: URL(fileURLWithPath: root + "/out/manifest.json"))
         let result = try ManifestVerifier(manifestPath: root + "/out/manifest.json").run()
         XCTAssertEqual(result.findings.filter { $0.kind == .badPlaceholder }.count, 4, result.lines.joined(separator: "\n"))
         XCTAssertEqual(result.exitStatus, .failures)

@@ -115,7 +115,7 @@ final class OutsideOutTests: XCTestCase {
             manifest.items[index].outputs[0].path = manifest.items[index].id == "sub/b.jpg"
                 ? "../outside/victim.jpg" : "256/../../outside/c.jpg"
         }
-        try ManifestCoding.encode(manifest).write(to: URL(fileURLWithPath: out + "/manifest.json"))
+        try JSONCoding.encode(manifest).write(to: URL(fileURLWithPath: out + "/manifest.json"))
         try fm.removeItem(atPath: source + "/sub")
         let before = FolderSnapshot(outside)
 

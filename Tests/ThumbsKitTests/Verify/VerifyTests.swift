@@ -36,7 +36,7 @@ final class VerifyTests: XCTestCase {
     private func rewriteManifest(_ out: String, _ change: (inout Manifest) -> Void) throws {
         var manifest = try readManifest(out)
         change(&manifest)
-        try ManifestCoding.encode(manifest).write(to: URL(fileURLWithPath: out + "/manifest.json"))
+        try JSONCoding.encode(manifest).write(to: URL(fileURLWithPath: out + "/manifest.json"))
     }
 
     func testCleanRunHasNoFindings() async throws {
@@ -152,7 +152,7 @@ final class VerifyTests: XCTestCase {
         let grows = baseline.items.firstIndex { $0.id == "grows.jpg" }!
         baseline.items[grows].outputs[0].bytes = baseline.items[grows].outputs[0].bytes * 100 / 105  // +5%: tolerated
         let baselinePath = dir + "/baseline.json"
-        try ManifestCoding.encode(baseline).write(to: URL(fileURLWithPath: baselinePath))
+        try JSONCoding.encode(baseline).write(to: URL(fileURLWithPath: baselinePath))
 
         try FileManager.default.removeItem(atPath: src + "/gone.jpg")
         TestImages.write(src + "/new.jpg", width: 70, height: 70)
@@ -216,7 +216,7 @@ final class VerifyTests: XCTestCase {
     func testJSONShape() throws {
         let result = VerifyResult(manifest: "m.json", baseline: nil, items: 1, outputs: 1,
                                   findings: [VerifyFinding(.missingOutput, id: "a", path: "256/a.jpg", "256/a.jpg does not exist")])
-        let object = try JSONSerialization.jsonObject(with: ManifestCoding.encode(result)) as? [String: Any]
+        let object = try JSONSerialization.jsonObject(with: JSONCoding.encode(result)) as? [String: Any]
         XCTAssertEqual(object?["schema"] as? String, "thumbs.verify/1")
         let findings = object?["findings"] as? [[String: Any]]
         XCTAssertEqual(findings?.first?["kind"] as? String, "missing-output")

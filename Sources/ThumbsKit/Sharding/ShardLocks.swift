@@ -18,8 +18,8 @@ final class ShardLocks: Sendable {
         for shard in shards {
             let fd = open(shard.root + "/.thumbs/lock", O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { continue }
-            if flock(fd, LOCK_SH | LOCK_NB) != 0 {
-                let code = errno
+            let code = FileLock.tryLock(fd, exclusive: false)
+            if code != 0 {
                 close(fd)
                 if code == EWOULDBLOCK {
                     for descriptor in descriptors { close(descriptor) }
@@ -35,7 +35,7 @@ final class ShardLocks: Sendable {
 
     deinit {
         for fd in descriptors {
-            flock(fd, LOCK_UN)
+            FileLock.release(fd)
             close(fd)
         }
     }

@@ -105,7 +105,7 @@ public struct ThumbsMerge: Sendable {
     private func write(_ manifest: Manifest, _ statistics: Statistics, out: OutputDirectory) throws(RunError) {
         do {
             try out.writeManifest(manifest)
-            try out.writeFinal(try ManifestCoding.encode(statistics), to: out.statsPath)
+            try out.writeFinal(try JSONCoding.encode(statistics), to: out.statsPath)
             if writeReport {
                 let html = ReportWriter(manifest: manifest, statistics: statistics).render()
                 try out.writeFinal(Data(html.utf8), to: out.reportPath)

@@ -26,7 +26,7 @@ public struct ShardInput: Sendable {
                 throw .usage("\(argument) is a folder without a manifest.json: give the manifest of each shard")
             }
         }
-        let manifest = try ManifestCoding.readManifest(at: path)
+        let manifest = try JSONCoding.readManifest(at: path)
         let absolute = RelativePath.absolute(path)
         return ShardInput(manifestPath: path, root: (absolute as NSString).deletingLastPathComponent, manifest: manifest)
     }

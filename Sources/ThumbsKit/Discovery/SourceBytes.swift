@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -30,8 +29,9 @@ public final class SourceBytes: @unchecked Sendable {
 
     private enum Storage { case none, recycled, own(capacity: Int) }
 
-    /// Files larger than this get a buffer of their own (an anonymous
-    /// mapping, unmapped when done) instead of a recycled one.
+    /// Files larger than this are read into a buffer of their own (anonymous
+    /// memory from `mmap`, returned when done) instead of a recycled one; the
+    /// file itself is never mapped.
     static let largeFile = 16 << 20
 
     /// Points in `init(path:)` where tests change the file under the reader.
@@ -48,13 +48,12 @@ public final class SourceBytes: @unchecked Sendable {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw ItemError.io("cannot open \(path): \(errnoText())") }
         defer { close(fd) }
-        var before = stat()
-        guard fstat(fd, &before) == 0 else { throw ItemError.io("cannot read \(path): \(errnoText())") }
-        guard before.st_mode & S_IFMT == S_IFREG else {
-            throw ItemError.io("cannot read \(path): \(Self.kind(of: before)), not a regular file")
+        guard let before = FileInfo.of(descriptor: fd) else { throw ItemError.io("cannot read \(path): \(errnoText())") }
+        guard before.kind == .regular else {
+            throw ItemError.io("cannot read \(path): \(Self.describe(before.kind)), not a regular file")
         }
         Self.testHook.call(path, .opened)
-        let size = Int(before.st_size)
+        let size = Int(before.size)
         guard size > 0 else {
             base = nil
             storage = .none
@@ -93,12 +92,12 @@ public final class SourceBytes: @unchecked Sendable {
             offset += n
         }
         Self.testHook.call(path, .read)
-        var after = stat()
-        if fstat(fd, &after) != 0 || after.st_size != before.st_size
-            || after.st_mtim.tv_sec != before.st_mtim.tv_sec || after.st_mtim.tv_nsec != before.st_mtim.tv_nsec {
+        let after = FileInfo.of(descriptor: fd)
+        if after?.size != before.size || after?.modifiedSeconds != before.modifiedSeconds
+            || after?.modifiedNanoseconds != before.modifiedNanoseconds {
             release()
-            throw Self.changed(path, detail: after.st_size != before.st_size
-                ? "its size went from \(before.st_size) to \(after.st_size) bytes" : "it was modified")
+            throw Self.changed(path, detail: after?.size != before.size
+                ? "its size went from \(before.size) to \(after?.size ?? 0) bytes" : "it was modified")
         }
         base = buffer
         storage = owner
@@ -127,13 +126,13 @@ public final class SourceBytes: @unchecked Sendable {
         ItemError.io("\(path) changed while being read (\(detail)); it is read again on the next run")
     }
 
-    private static func kind(of info: stat) -> String {
-        switch info.st_mode & S_IFMT {
-        case S_IFIFO: "a FIFO (named pipe)"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        case S_IFSOCK: "a socket"
-        case S_IFDIR: "a folder"
+    private static func describe(_ kind: FileInfo.Kind) -> String {
+        switch kind {
+        case .fifo: "a FIFO (named pipe)"
+        case .characterDevice: "a character device"
+        case .blockDevice: "a block device"
+        case .socket: "a socket"
+        case .directory: "a folder"
         default: "a special file"
         }
     }
@@ -157,99 +156,5 @@ public final class SourceBytes: @unchecked Sendable {
             lock.unlock()
             body?(path, stage)
         }
-    }
-}
-
-enum SHA256Hex {
-    static func of(_ bytes: UnsafeRawBufferPointer) -> String {
-        var hasher = SHA256()
-        hasher.update(bufferPointer: bytes)
-        return hex(hasher.finalize())
-    }
-
-    static func of(_ data: Data) -> String {
-        hex(SHA256.hash(data: data))
-    }
-
-    private static func hex(_ digest: SHA256.Digest) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(64)
-        for byte in digest {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-}
-
-/// Keeps a few source-sized buffers for reuse. A fresh multi-megabyte buffer
-/// per image costs hundreds of page faults and zero-filling in the kernel,
-/// and freed ones linger in malloc's arenas (resident memory grew with the
-/// number of images); a handful of recycled buffers costs neither.
-final class BufferRecycler: @unchecked Sendable {
-    static let shared = BufferRecycler()
-
-    private struct Buffer {
-        var pointer: UnsafeMutableRawPointer
-        var capacity: Int
-    }
-
-    private let lock = NSLock()
-    private var spare: [Buffer] = []
-    private var capacities: [UnsafeMutableRawPointer: Int] = [:]
-    /// Buffers kept when nobody uses them.
-    private let keep = 8
-
-    /// A buffer of at least `size` bytes (contents undefined).
-    func take(_ size: Int) -> UnsafeMutableRawPointer {
-        lock.lock()
-        if let index = spare.firstIndex(where: { $0.capacity >= size }) {
-            let buffer = spare.remove(at: index)
-            lock.unlock()
-            return buffer.pointer
-        }
-        lock.unlock()
-        // Round up so that similar sizes can share buffers.
-        let capacity = max(size, 1 << 20).roundedUpToPowerOfTwoQuarter()
-        guard let pointer = malloc(capacity) else { fatalError("out of memory allocating \(capacity) bytes") }
-        lock.lock()
-        capacities[pointer] = capacity
-        lock.unlock()
-        return pointer
-    }
-
-    func give(_ pointer: UnsafeMutableRawPointer) {
-        lock.lock()
-        guard let capacity = capacities[pointer] else {
-            lock.unlock()
-            return Glibc.free(pointer)
-        }
-        if spare.count < keep {
-            spare.append(Buffer(pointer: pointer, capacity: capacity))
-            lock.unlock()
-            return
-        }
-        // Keep the largest buffers; release the smallest.
-        spare.sort { $0.capacity > $1.capacity }
-        var released = pointer
-        if let last = spare.last, last.capacity < capacity {
-            released = last.pointer
-            spare[spare.count - 1] = Buffer(pointer: pointer, capacity: capacity)
-        }
-        capacities[released] = nil
-        lock.unlock()
-        Glibc.free(released)
-    }
-}
-
-extension Int {
-    /// Rounds up to the next multiple of a quarter of a power of two
-    /// (1.0, 1.25, 1.5, 1.75 × 2^k): at most 25% waste.
-    func roundedUpToPowerOfTwoQuarter() -> Int {
-        var power = 1
-        while power * 2 <= self { power *= 2 }
-        let step = Swift.max(1, power / 4)
-        return (self + step - 1) / step * step
     }
 }
