@@ -126,6 +126,25 @@ public final class OutputDirectory: Sendable {
         }
     }
 
+    /// Writes the report atomically, piece by piece as `ReportWriter`
+    /// renders it (`write(pieces:)`), never holding the whole page.
+    public func writeReport(_ report: ReportWriter) throws(RunError) {
+        do {
+            try writer.write(to: reportPath) { (emit: (UnsafeRawBufferPointer) throws(ItemError) -> Void) throws(ItemError) in
+                try report.write { (piece: String) throws(ItemError) in
+                    var piece = piece
+                    var failure: ItemError?
+                    piece.withUTF8 { utf8 in
+                        do throws(ItemError) { try emit(UnsafeRawBufferPointer(utf8)) } catch { failure = error }
+                    }
+                    if let failure { throw failure }
+                }
+            }
+        } catch {
+            throw .fatal(error.message)
+        }
+    }
+
     /// Writes a manifest atomically, streamed in chunks.
     public func writeManifest(_ manifest: Manifest) throws(RunError) {
         do {

@@ -23,22 +23,36 @@ public struct ReportWriter: Sendable {
         self.thumbnailBase = thumbnailBase
     }
 
+    /// The whole page as one string (tests and small reports; runs write
+    /// it in pieces through `write(pieces:)`).
     public func render() -> String {
-        var out = ""
+        var whole = ""
         // About 180 bytes per item in the grid (twice the id, and the
         // markup), plus the fixed parts: reserved at once, so the string is
         // not copied as it grows.
         let ids = manifest.items.reduce(0) { $0 + $1.id.utf8.count }
-        out.reserveCapacity(24_000 + manifest.items.count * 150 + 2 * ids)
+        whole.reserveCapacity(24_000 + manifest.items.count * 150 + 2 * ids)
+        write(pieces: { whole += $0 })
+        return whole
+    }
+
+    /// Pieces of the page go out at about this size.
+    static let pieceSize = 256 * 1024
+
+    /// The page in order, in pieces of about `pieceSize` bytes: a
+    /// 100,000-item report (about 18 MB) is never held whole.
+    public func write<Failure: Error>(pieces emit: (String) throws(Failure) -> Void) throws(Failure) {
+        var out = ""
+        out.reserveCapacity(Self.pieceSize + 64 * 1024)
         head(into: &out)
         summary(into: &out)
         charts(into: &out)
         failures(into: &out)
         lookalikes(into: &out)
-        grid(into: &out)
+        try grid(into: &out, emit: emit)
         out += "<footer>Made by thumbs \(ReportFormat.escape(manifest.tool.version)) with libvips \(ReportFormat.escape(manifest.tool.libvips)). "
         out += "This page is self-contained: no scripts, nothing loaded from the network.</footer>\n</main>\n</body>\n</html>\n"
-        return out
+        try emit(out)
     }
 
     // MARK: Head and summary
@@ -302,7 +316,9 @@ public struct ReportWriter: Sendable {
 
     // MARK: Grid
 
-    private func grid(into out: inout String) {
+    /// The grid, handing `out` to `emit` whenever it has grown past
+    /// `pieceSize` (between chunks).
+    private func grid<Failure: Error>(into out: inout String, emit: (String) throws(Failure) -> Void) throws(Failure) {
         // Indices, not copies: at 100,000 items a filtered copy of the
         // items was the largest allocation of the whole run.
         let shown = manifest.items.indices.filter { manifest.items[$0].status != .failed && !manifest.items[$0].outputs.isEmpty }
@@ -328,6 +344,10 @@ public struct ReportWriter: Sendable {
                 tile(manifest.items[shown[index]], asImage: index < ReportStyle.imageElementLimit, into: &out)
             }
             out += "</ol>\n"
+            if out.utf8.count >= Self.pieceSize {
+                try emit(out)
+                out.removeAll(keepingCapacity: true)
+            }
         }
         out += "</section>\n"
     }
