@@ -111,7 +111,7 @@ public struct ThumbsRun: Sendable {
             run: counters, items: finalItems
         )
         let statistics = Statistics(manifest: manifest)
-        try write(manifest: manifest, statistics: statistics, out: out)
+        try ResultWriter(out: out, writeReport: options.writeReport).write(manifest, statistics)
         if !interrupted { journal.remove() }
         let writeSeconds = Self.seconds(since: writeStart)
 
@@ -246,20 +246,6 @@ public struct ThumbsRun: Sendable {
             }
             console.event("item", level: .debug, "\(record.status.rawValue): \(record.id) → \(sizes) (\(record.ms) ms\(decoded))",
                           fields: fields)
-        }
-    }
-
-    private func write(manifest: Manifest, statistics: Statistics, out: OutputDirectory) throws(RunError) {
-        do {
-            try out.writeManifest(manifest)
-            try out.writeFinal(try ManifestCoding.encode(statistics), to: out.statsPath)
-            if options.writeReport {
-                try out.writeFinal(text: ReportWriter(manifest: manifest, statistics: statistics).render(), to: out.reportPath)
-            }
-        } catch let error as RunError {
-            throw error
-        } catch {
-            throw .fatal("cannot write the manifest in \(out.root): \(error)")
         }
     }
 
