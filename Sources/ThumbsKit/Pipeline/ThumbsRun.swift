@@ -24,7 +24,7 @@ public struct ThumbsRun: Sendable {
     }
 
     public func run() async throws(RunError) -> Outcome {
-        try validate()
+        try options.validate()
         try VipsRuntime.start()
         let jobs = max(1, options.jobs)
         let cores = ProcessInfo.processInfo.activeProcessorCount
@@ -188,20 +188,6 @@ public struct ThumbsRun: Sendable {
         await finishers.shutdown()
         await io.shutdown()
         return records
-    }
-
-    private func validate() throws(RunError) {
-        guard !options.sources.isEmpty else { throw .usage("no SOURCE given: name a folder, an image, a photo list file or URL, or -") }
-        guard !options.output.sizes.isEmpty else { throw .usage("--size needs at least one size") }
-        guard (1...100).contains(options.output.quality) else { throw .usage("--quality must be 1..100, not \(options.output.quality)") }
-        guard options.jobs >= 1 else { throw .usage("--jobs must be at least 1") }
-        guard options.downloadJobs >= 1 else { throw .usage("--download-jobs must be at least 1") }
-        guard options.maxPixels >= 1 else { throw .usage("--max-pixels must be at least 1") }
-        guard options.retries >= 0 else { throw .usage("--retries must be 0 or more") }
-        guard options.timeout > 0 else { throw .usage("--timeout must be more than 0 seconds") }
-        if let rate = options.rate, rate <= 0 { throw .usage("--rate must be more than 0") }
-        let labels = options.output.sizes.map(\.label)
-        guard Set(labels).count == labels.count else { throw .usage("--size given twice: \(labels.joined(separator: ", "))") }
     }
 
     /// Items of every source, with fetching for the list sources.
