@@ -36,11 +36,6 @@ struct ItemProcessor: Sendable {
     /// Fetches remote items to a local file; nil when there are no lists.
     let fetcher: (any RemoteFetching)?
 
-    /// Output paths (relative to OUT) of an item, per size, for a format.
-    func outputPath(_ item: SourceItem, size: ThumbSize, format: OutputFormat) -> String {
-        "\(size.label)/\(item.outputName).\(format.fileExtension)"
-    }
-
     func process(_ item: SourceItem) async -> ManifestItem {
         let clock = ContinuousClock.now
         var record = await processTimed(item)
@@ -135,7 +130,7 @@ struct ItemProcessor: Sendable {
     private func expectedPaths(_ record: ManifestItem, item: SourceItem) -> [String]? {
         let wanted = settings.sizes.map { size in
             record.outputs.first(where: { $0.size == size.label }).map { output in
-                outputPath(item, size: size, format: OutputFormat(rawValue: output.format) ?? settings.format)
+                item.outputPath(size: size, format: OutputFormat(rawValue: output.format) ?? settings.format)
             } ?? ""
         }
         let recorded = record.outputs.map(\.path)
@@ -162,7 +157,7 @@ struct ItemProcessor: Sendable {
             }
             let out = self.out
             let targets = leader.outputs.map { output in
-                (output, "\(output.size)/\(item.outputName).\(OutputNamer.fileExtension(of: output.path))")
+                (output, item.outputPath(size: output.size, fileExtension: OutputNamer.fileExtension(of: output.path)))
             }
             do {
                 let outputs = try await io.run { () throws(ItemError) -> [ManifestOutput] in
@@ -186,7 +181,7 @@ struct ItemProcessor: Sendable {
     private func render(_ item: SourceItem, bytes: SourceBytes) async -> DuplicateRegistry.Outcome {
         let settings = self.settings, limits = self.limits, out = self.out
         let paths = Dictionary(uniqueKeysWithValues: OutputFormat.allCases.flatMap { format in
-            settings.sizes.map { size in ("\(size.label)|\(format.rawValue)", outputPath(item, size: size, format: format)) }
+            settings.sizes.map { size in ("\(size.label)|\(format.rawValue)", item.outputPath(size: size, format: format)) }
         })
         var reserved = 0
         do {

@@ -261,7 +261,7 @@ public struct ThumbsRun: Sendable {
         if !options.force { previous.warnIfUnreadable(console, manifestPath: OutputDirectory.manifestPath(in: outRoot)) }
         var unchanged = 0
         for item in items {
-            let targets = options.output.sizes.map { "\($0.label)/\(item.outputName).\(options.output.format.fileExtension)" }
+            let targets = options.output.sizes.map { item.outputPath(size: $0, format: options.output.format) }
             var action = "process"
             if !options.force, previous.unchangedSource(item) != nil {
                 action = "unchanged"
