@@ -135,17 +135,10 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Progress bar: auto (on a terminal), always, never.")
     var progress: ProgressMode = .auto
 
-    @Flag(help: "Print only errors.")
-    var quiet = false
-
-    @Flag(help: "Print a line per image.")
-    var verbose = false
-
-    @Option(help: "Log lines on stderr as text or json (one object per event).")
-    var logFormat: LogFormat = .text
+    @OptionGroup
+    var logging: LoggingOptions
 
     func validate() throws {
-        if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
         do {
             try options.validate()
         } catch {
@@ -181,14 +174,14 @@ struct RunCommand: AsyncParsableCommand {
         options.maxPages = maxPages
         options.writeReport = report
         options.progress = progress
-        options.verbosity = quiet ? .quiet : verbose ? .verbose : .normal
-        options.logFormat = logFormat
+        options.verbosity = logging.verbosity
+        options.logFormat = logging.logFormat
         return options
     }
 
     func run() async throws {
         let options = self.options
-        let console = Console(verbosity: options.verbosity, format: logFormat, progress: progress)
+        let console = logging.console(progress: progress)
         do {
             let outcome = try await ThumbsRun(options: options, console: console).run()
             if outcome.status != .success { throw ExitCode(outcome.status.rawValue) }
