@@ -1,3 +1,5 @@
+import Foundation
+
 /// The discovery phase of `thumbs run`: the items of every SOURCE, in
 /// order, with their output names, narrowed to `--shard`; for photo lists,
 /// also the downloader that fetches them while the run goes on.
@@ -12,6 +14,14 @@ struct RunDiscovery {
         var ignored: Int
         var fetcher: (any RemoteFetching)?
         var downloadCounters: (@Sendable () async -> DownloadCounters)?
+    }
+
+    /// A file SOURCE that is not there is a usage error before anything
+    /// else happens: OUT is neither created nor locked for a typo.
+    func checkFileSourcesExist() throws(RunError) {
+        for source in options.sources where !SourceResolver.isList(source) {
+            guard FileManager.default.fileExists(atPath: source) else { throw .missingSource(source) }
+        }
     }
 
     func discover() async throws(RunError) -> Discovered {

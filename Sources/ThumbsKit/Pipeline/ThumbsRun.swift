@@ -1,9 +1,9 @@
 import Foundation
 
 /// `thumbs run`: sequences the phases of a run, each in a file of its own:
-/// validate the options (`RunOptions.validate`), discover the sources
-/// (`RunDiscovery`), list them (`DryRun`) or lock OUT and load the previous
-/// run (`OutputDirectory`, `PreviousRun`), process every item
+/// validate the options (`RunOptions.validate`), list the sources for a dry
+/// run (`DryRun`) or lock OUT (`OutputDirectory`), discover the sources
+/// (`RunDiscovery`), load the previous run (`PreviousRun`), process every item
 /// (`ProcessingWindow`), prune (`OutputPruner`), build and write the manifest,
 /// stats and report (`RunManifest`, `ResultWriter`), and sum up (`RunLog`).
 public struct ThumbsRun: Sendable {
@@ -34,15 +34,20 @@ public struct ThumbsRun: Sendable {
         interrupt.install { log.interrupted() }
         defer { interrupt.uninstall() }
 
-        var discovered = try await RunDiscovery(options: options, console: console, interrupt: interrupt).discover()
+        let discovery = RunDiscovery(options: options, console: console, interrupt: interrupt)
+        if options.dryRun {
+            let discovered = try await discovery.discover()
+            return DryRun(options: options, console: console).list(discovered.items, ignored: discovered.ignored)
+        }
+        // OUT is locked before discovery: a second run into a held OUT exits
+        // 3 at once, before it walks a folder or asks a server for a list.
+        try discovery.checkFileSourcesExist()
+        let out = try OutputDirectory(path: options.outputDirectory)
+        var discovered = try await discovery.discover()
         var items = discovered.items
         discovered.items = []
         let discoverSeconds = Elapsed.seconds(since: clock)
-        if options.dryRun {
-            return DryRun(options: options, console: console).list(items, ignored: discovered.ignored)
-        }
 
-        let out = try OutputDirectory(path: options.outputDirectory)
         let loadStart = ContinuousClock.now
         let previous = options.force
             ? PreviousRun.empty
