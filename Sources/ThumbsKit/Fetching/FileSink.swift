@@ -18,19 +18,8 @@ final class FileSink {
     }
 
     func write(_ buffer: ByteBuffer) throws(Failure) {
-        let ok = buffer.withUnsafeReadableBytes { raw -> Bool in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += n
-            }
-            return true
-        }
-        if !ok { throw Failure(message: "cannot write a download to \(path): \(errnoText())") }
+        let failure = buffer.withUnsafeReadableBytes { raw in writeAll(fd, raw) }
+        if failure != 0 { throw Failure(message: "cannot write a download to \(path): \(errnoText(failure))") }
     }
 
     func close() throws(Failure) {

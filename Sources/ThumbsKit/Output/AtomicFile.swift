@@ -49,15 +49,8 @@ public struct AtomicFile: Sendable {
         guard fd >= 0 else { throw ItemError.io("cannot write \(path): \(errnoText())") }
         do throws(ItemError) {
             try produce { (raw: UnsafeRawBufferPointer) throws(ItemError) in
-                var offset = 0
-                while offset < raw.count {
-                    let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        throw ItemError.io("cannot write \(path): \(errnoText())")
-                    }
-                    offset += n
-                }
+                let failure = writeAll(fd, raw)
+                if failure != 0 { throw ItemError.io("cannot write \(path): \(errnoText(failure))") }
             }
             if synchronise && fsync(fd) != 0 { throw ItemError.io("cannot write \(path): \(errnoText())") }
         } catch {

@@ -39,7 +39,7 @@ struct ItemProcessor: Sendable {
     func process(_ item: SourceItem) async -> ManifestItem {
         let clock = ContinuousClock.now
         var record = await processTimed(item)
-        record.ms = Self.milliseconds(since: clock)
+        record.ms = Elapsed.milliseconds(since: clock)
         return record
     }
 
@@ -263,12 +263,6 @@ struct ItemProcessor: Sendable {
     static func meta(of item: SourceItem) -> [String: JSONValue]? {
         if case .remote(_, let meta) = item.origin, !meta.isEmpty { return meta.fields }
         return nil
-    }
-
-    static func milliseconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = ContinuousClock.now - start
-        let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        return (ms * 10).rounded() / 10
     }
 }
 
