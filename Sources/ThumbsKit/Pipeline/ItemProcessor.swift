@@ -150,9 +150,9 @@ struct ItemProcessor: Sendable {
             await registry.finish(sha, outcome)
             return record(item, sha: sha, outcome: outcome, status: .ok)
         case .follower(let leader):
-            guard leader.error == nil else {
+            if let error = leader.error {
                 var record = record(item, sha: sha, outcome: leader, status: .failed)
-                record.error = ErrorRecord(ItemError(leader.error!.code, "same bytes as \(leader.leaderID): \(leader.error!.message)"))
+                record.error = ErrorRecord(ItemError(error.code, "same bytes as \(leader.leaderID): \(error.message)"))
                 return record
             }
             let out = self.out
@@ -180,9 +180,6 @@ struct ItemProcessor: Sendable {
 
     private func render(_ item: SourceItem, bytes: SourceBytes) async -> DuplicateRegistry.Outcome {
         let settings = self.settings, limits = self.limits, out = self.out
-        let paths = Dictionary(uniqueKeysWithValues: OutputFormat.allCases.flatMap { format in
-            settings.sizes.map { size in ("\(size.label)|\(format.rawValue)", item.outputPath(size: size, format: format)) }
-        })
         var reserved = 0
         do {
             // The header decides the path and the memory it needs; a decode
@@ -213,7 +210,7 @@ struct ItemProcessor: Sendable {
             reserved = 0
             let outputs = try await io.run { () throws(ItemError) -> [ManifestOutput] in
                 try thumbnails.map { thumbnail throws(ItemError) -> ManifestOutput in
-                    let path = paths["\(thumbnail.size.label)|\(thumbnail.format.rawValue)"]!
+                    let path = item.outputPath(size: thumbnail.size, format: thumbnail.format)
                     try out.writer.write(thumbnail.data, to: out.absolute(path))
                     return ManifestOutput(
                         size: thumbnail.size.label, path: path, width: thumbnail.width, height: thumbnail.height,
