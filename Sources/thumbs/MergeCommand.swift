@@ -44,11 +44,8 @@ struct MergeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Write DIR/report.html.")
     var report = true
 
-    @Flag(help: "Print only errors.")
-    var quiet = false
-
-    @Option(help: "Log lines on stderr as text or json (one object per event).")
-    var logFormat: LogFormat = .text
+    @OptionGroup
+    var logging: LoggingOptions
 
     func validate() throws {
         if manifests.isEmpty {
@@ -57,7 +54,7 @@ struct MergeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let console = Console(verbosity: quiet ? .quiet : .normal, format: logFormat, progress: .never)
+        let console = logging.console(progress: .never)
         do {
             _ = try ThumbsMerge(manifests: manifests, outputDirectory: out, copy: copy, writeReport: report, console: console).run()
         } catch {

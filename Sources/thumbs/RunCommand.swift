@@ -34,9 +34,9 @@ struct RunCommand: AsyncParsableCommand {
     var sources: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Output folder.", valueName: "dir"))
-    var out: String = "thumbs-out"
+    var out: String = RunOptions.Defaults.outputDirectory
 
-    @Option(name: [.customLong("size")], help: ArgumentHelp("Bounding box N or WxH; repeat for several outputs. (default: 256)", valueName: "size"),
+    @Option(name: [.customLong("size")], help: ArgumentHelp("Bounding box N or WxH; repeat for several outputs. (default: \(RunOptions.Defaults.output.sizes.map(\.label).joined(separator: ", ")))", valueName: "size"),
             transform: { text in
                 guard let size = ThumbSize(parsing: text) else {
                     throw ValidationError("--size takes N or WxH with sides 1..65535, not '\(text)'")
@@ -46,19 +46,19 @@ struct RunCommand: AsyncParsableCommand {
     var sizes: [ThumbSize] = []
 
     @Option(help: "inside keeps the aspect ratio within the box; cover fills it and crops.")
-    var fit: Fit = .inside
+    var fit: Fit = RunOptions.Defaults.output.fit
 
     @Flag(help: "Also scale up images smaller than the box.")
     var enlarge = false
 
     @Option(help: "Crop strategy for --fit cover: centre, attention, entropy.")
-    var crop: Crop = .centre
+    var crop: Crop = RunOptions.Defaults.output.crop
 
     @Option(help: "jpeg, webp, avif, png, or auto (PNG for images with alpha, else JPEG).")
-    var format: OutputFormat = .jpeg
+    var format: OutputFormat = RunOptions.Defaults.output.format
 
     @Option(help: ArgumentHelp("Encoder quality 1..100.", valueName: "q"))
-    var quality: Int = 80
+    var quality: Int = RunOptions.Defaults.output.quality
 
     @Flag(help: "Keep EXIF/XMP metadata (colour is always converted to sRGB, orientation always applied).")
     var keepMetadata = false
@@ -67,25 +67,25 @@ struct RunCommand: AsyncParsableCommand {
     var jobs: Int?
 
     @Option(help: ArgumentHelp("Downloads at once.", valueName: "n"))
-    var downloadJobs: Int = 8
+    var downloadJobs: Int = RunOptions.Defaults.downloadJobs
 
     @Option(help: ArgumentHelp("At most R requests per second to a list's host.", valueName: "r"))
     var rate: Double?
 
     @Option(help: ArgumentHelp("Retries of a failed download (5xx, 429, network).", valueName: "n"))
-    var retries: Int = 3
+    var retries: Int = RunOptions.Defaults.retries
 
     @Option(help: ArgumentHelp("Seconds a whole request (headers and body) may take.", valueName: "s"))
-    var timeout: Double = 30
+    var timeout: Double = RunOptions.Defaults.timeout
 
     @Option(help: ArgumentHelp("Refuse images with more pixels than this, before decoding.", valueName: "n"))
-    var maxPixels: Int = 268_402_689
+    var maxPixels: Int = RunOptions.Defaults.maxPixels
 
     @Option(help: ArgumentHelp("Refuse downloads larger than this many bytes.", valueName: "n"))
-    var maxBytes: Int = 256 << 20
+    var maxBytes: Int = RunOptions.Defaults.maxBytes
 
     @Option(help: "How strict decoding is: none, truncated, error.")
-    var failOn: FailOn = .error
+    var failOn: FailOn = RunOptions.Defaults.failOn
 
     @Flag(help: "Enable the libvips loaders marked untrusted (ImageMagick, MATLAB, FITS…).")
     var allowUntrusted = false
@@ -97,7 +97,7 @@ struct RunCommand: AsyncParsableCommand {
                 }
                 return budget
             })
-    var maxFailures: FailureBudget = .count(0)
+    var maxFailures: FailureBudget = RunOptions.Defaults.maxFailures
 
     @Flag(help: "Reprocess everything, ignoring earlier runs.")
     var force = false
@@ -126,8 +126,8 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-placeholders"), help: "Skip the ThumbHash, BlurHash and average colour of each image.")
     var noPlaceholders = false
 
-    @Option(help: ArgumentHelp("Look-alikes: perceptual hashes at most D bits apart; 0 turns grouping off. (default: \(LookalikeGrouping.defaultDistance))", valueName: "d"))
-    var similar: Int = LookalikeGrouping.defaultDistance
+    @Option(help: ArgumentHelp("Look-alikes: perceptual hashes at most D bits apart; 0 turns grouping off. (default: \(RunOptions.Defaults.similar))", valueName: "d"))
+    var similar: Int = RunOptions.Defaults.similar
 
     @Flag(inversion: .prefixedNo, help: "Write OUT/report.html.")
     var report = true
@@ -135,33 +135,23 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Progress bar: auto (on a terminal), always, never.")
     var progress: ProgressMode = .auto
 
-    @Flag(help: "Print only errors.")
-    var quiet = false
-
-    @Flag(help: "Print a line per image.")
-    var verbose = false
-
-    @Option(help: "Log lines on stderr as text or json (one object per event).")
-    var logFormat: LogFormat = .text
+    @OptionGroup
+    var logging: LoggingOptions
 
     func validate() throws {
-        if sources.isEmpty {
-            throw ValidationError("no SOURCE given: name a folder, an image, a photo list file or URL, or -")
-        }
-        if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together") }
-        if !(1...100).contains(quality) { throw ValidationError("--quality must be 1..100, not \(quality)") }
-        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-        if downloadJobs < 1 { throw ValidationError("--download-jobs must be at least 1") }
-        if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1") }
-        if !(0...LookalikeGrouping.maxDistance).contains(similar) {
-            throw ValidationError("--similar must be 0..\(LookalikeGrouping.maxDistance) bits, not \(similar)")
+        do {
+            try options.validate()
+        } catch {
+            throw ValidationError(error.message)
         }
     }
 
-    func run() async throws {
+    /// The parsed command line as `RunOptions`; what is not given keeps its
+    /// default (`RunOptions.Defaults`).
+    var options: RunOptions {
         var options = RunOptions(sources: sources, outputDirectory: out)
         options.output = OutputSettings(
-            sizes: sizes.isEmpty ? [ThumbSize(width: 256, height: 256)] : sizes,
+            sizes: sizes.isEmpty ? RunOptions.Defaults.output.sizes : sizes,
             fit: fit, crop: crop, enlarge: enlarge, format: format, quality: quality, keepMetadata: keepMetadata,
             placeholders: !noPlaceholders
         )
@@ -184,10 +174,14 @@ struct RunCommand: AsyncParsableCommand {
         options.maxPages = maxPages
         options.writeReport = report
         options.progress = progress
-        options.verbosity = quiet ? .quiet : verbose ? .verbose : .normal
-        options.logFormat = logFormat
+        options.verbosity = logging.verbosity
+        options.logFormat = logging.logFormat
+        return options
+    }
 
-        let console = Console(verbosity: options.verbosity, format: logFormat, progress: progress)
+    func run() async throws {
+        let options = self.options
+        let console = logging.console(progress: progress)
         do {
             let outcome = try await ThumbsRun(options: options, console: console).run()
             if outcome.status != .success { throw ExitCode(outcome.status.rawValue) }

@@ -31,7 +31,7 @@ public struct SourceResolver: Sendable {
         for source in sources {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {
-                throw .usage("source \(source) does not exist")
+                throw .missingSource(source)
             }
             if isDirectory.boolValue {
                 let walk = try DirectoryWalker().walk(source)

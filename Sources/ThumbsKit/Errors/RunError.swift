@@ -12,6 +12,8 @@ public struct RunError: Error, Sendable, CustomStringConvertible {
 
     /// Bad option or missing source (exit 2).
     public static func usage(_ message: String) -> RunError { RunError(.usage, message) }
+    /// A file SOURCE that is not there (exit 2).
+    public static func missingSource(_ source: String) -> RunError { .usage("source \(source) does not exist") }
     /// The run cannot go on: output not writable, list unreachable (exit 3).
     public static func fatal(_ message: String) -> RunError { RunError(.fatal, message) }
 }

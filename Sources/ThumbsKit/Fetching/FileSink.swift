@@ -18,8 +18,8 @@ final class FileSink {
     }
 
     func write(_ buffer: ByteBuffer) throws(Failure) {
-        let ok = buffer.withUnsafeReadableBytes { raw in writeAll(fd, raw) }
-        if !ok { throw Failure(message: "cannot write a download to \(path): \(errnoText())") }
+        let failure = buffer.withUnsafeReadableBytes { raw in writeAll(fd, raw) }
+        if failure != 0 { throw Failure(message: "cannot write a download to \(path): \(errnoText(failure))") }
     }
 
     func close() throws(Failure) {

@@ -52,7 +52,7 @@ struct ImageDownloader: RemoteFetching {
                                   into: .file(session.temporaryFile()), wantsImage: true)
             }
         }
-        let ms = Self.milliseconds(since: clock)
+        let ms = Elapsed.milliseconds(since: clock)
         switch result {
         case .success(let response) where response.status == 304:
             await session.tally.notModified()
@@ -75,11 +75,5 @@ struct ImageDownloader: RemoteFetching {
             return .failed(ItemError(failure.code, failure.message), DownloadRecord(
                 url: url, status: failure.status, bytes: failure.bytes, attempts: attempts, ms: ms))
         }
-    }
-
-    static func milliseconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = ContinuousClock.now - start
-        let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        return (ms * 10).rounded() / 10
     }
 }

@@ -25,8 +25,6 @@ enum ListSources {
         _ sources: [String], options: RunOptions, console: Console, interrupt: InterruptSignal = InterruptSignal(),
         standardInput: @escaping @Sendable () async -> Data
     ) async throws(RunError) -> Resolved {
-        if let maxPages = options.maxPages, maxPages < 1 { throw .usage("--max-pages must be at least 1") }
-        if let field = options.urlField, field.split(separator: ".").isEmpty { throw .usage("--url-field needs a field name, such as urls.small") }
         let session = try HTTPSession(options: options, console: console, interrupt: interrupt)
         var downloader = ImageDownloader(session: session)
         var reader = ListReader(session: session, urlField: options.urlField, maxPages: options.maxPages, console: console)

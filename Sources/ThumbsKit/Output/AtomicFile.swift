@@ -49,7 +49,8 @@ public struct AtomicFile: Sendable {
         guard fd >= 0 else { throw ItemError.io("cannot write \(path): \(errnoText())") }
         do throws(ItemError) {
             try produce { (raw: UnsafeRawBufferPointer) throws(ItemError) in
-                if !writeAll(fd, raw) { throw ItemError.io("cannot write \(path): \(errnoText())") }
+                let failure = writeAll(fd, raw)
+                if failure != 0 { throw ItemError.io("cannot write \(path): \(errnoText(failure))") }
             }
             if synchronise && fsync(fd) != 0 { throw ItemError.io("cannot write \(path): \(errnoText())") }
         } catch {

@@ -109,23 +109,6 @@ public final class OutputDirectory: Sendable {
         }
     }
 
-    /// Writes a text file atomically straight from the string's UTF-8
-    /// storage (a 100,000-item report is not copied once more).
-    public func writeFinal(text: String, to path: String) throws(RunError) {
-        var text = text
-        do {
-            try writer.write(to: path) { (emit: (UnsafeRawBufferPointer) throws(ItemError) -> Void) throws(ItemError) in
-                var failure: ItemError?
-                text.withUTF8 { utf8 in
-                    do throws(ItemError) { try emit(UnsafeRawBufferPointer(utf8)) } catch { failure = error }
-                }
-                if let failure { throw failure }
-            }
-        } catch {
-            throw .fatal(error.message)
-        }
-    }
-
     /// Writes the report atomically, piece by piece as `ReportWriter`
     /// renders it (`write(pieces:)`), never holding the whole page.
     public func writeReport(_ report: ReportWriter) throws(RunError) {

@@ -36,15 +36,10 @@ struct ItemProcessor: Sendable {
     /// Fetches remote items to a local file; nil when there are no lists.
     let fetcher: (any RemoteFetching)?
 
-    /// Output paths (relative to OUT) of an item, per size, for a format.
-    func outputPath(_ item: SourceItem, size: ThumbSize, format: OutputFormat) -> String {
-        "\(size.label)/\(item.outputName).\(format.fileExtension)"
-    }
-
     func process(_ item: SourceItem) async -> ManifestItem {
         let clock = ContinuousClock.now
         var record = await processTimed(item)
-        record.ms = Self.milliseconds(since: clock)
+        record.ms = Elapsed.milliseconds(since: clock)
         return record
     }
 
@@ -135,7 +130,7 @@ struct ItemProcessor: Sendable {
     private func expectedPaths(_ record: ManifestItem, item: SourceItem) -> [String]? {
         let wanted = settings.sizes.map { size in
             record.outputs.first(where: { $0.size == size.label }).map { output in
-                outputPath(item, size: size, format: OutputFormat(rawValue: output.format) ?? settings.format)
+                item.outputPath(size: size, format: OutputFormat(rawValue: output.format) ?? settings.format)
             } ?? ""
         }
         let recorded = record.outputs.map(\.path)
@@ -155,14 +150,14 @@ struct ItemProcessor: Sendable {
             await registry.finish(sha, outcome)
             return record(item, sha: sha, outcome: outcome, status: .ok)
         case .follower(let leader):
-            guard leader.error == nil else {
+            if let error = leader.error {
                 var record = record(item, sha: sha, outcome: leader, status: .failed)
-                record.error = ErrorRecord(ItemError(leader.error!.code, "same bytes as \(leader.leaderID): \(leader.error!.message)"))
+                record.error = ErrorRecord(ItemError(error.code, "same bytes as \(leader.leaderID): \(error.message)"))
                 return record
             }
             let out = self.out
             let targets = leader.outputs.map { output in
-                (output, "\(output.size)/\(item.outputName).\(OutputNamer.fileExtension(of: output.path))")
+                (output, item.outputPath(size: output.size, fileExtension: OutputNamer.fileExtension(of: output.path)))
             }
             do {
                 let outputs = try await io.run { () throws(ItemError) -> [ManifestOutput] in
@@ -185,9 +180,6 @@ struct ItemProcessor: Sendable {
 
     private func render(_ item: SourceItem, bytes: SourceBytes) async -> DuplicateRegistry.Outcome {
         let settings = self.settings, limits = self.limits, out = self.out
-        let paths = Dictionary(uniqueKeysWithValues: OutputFormat.allCases.flatMap { format in
-            settings.sizes.map { size in ("\(size.label)|\(format.rawValue)", outputPath(item, size: size, format: format)) }
-        })
         var reserved = 0
         do {
             // The header decides the path and the memory it needs; a decode
@@ -218,7 +210,7 @@ struct ItemProcessor: Sendable {
             reserved = 0
             let outputs = try await io.run { () throws(ItemError) -> [ManifestOutput] in
                 try thumbnails.map { thumbnail throws(ItemError) -> ManifestOutput in
-                    let path = paths["\(thumbnail.size.label)|\(thumbnail.format.rawValue)"]!
+                    let path = item.outputPath(size: thumbnail.size, format: thumbnail.format)
                     try out.writer.write(thumbnail.data, to: out.absolute(path))
                     return ManifestOutput(
                         size: thumbnail.size.label, path: path, width: thumbnail.width, height: thumbnail.height,
@@ -268,11 +260,5 @@ struct ItemProcessor: Sendable {
     static func meta(of item: SourceItem) -> [String: JSONValue]? {
         if case .remote(_, let meta) = item.origin, !meta.isEmpty { return meta.fields }
         return nil
-    }
-
-    static func milliseconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = ContinuousClock.now - start
-        let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        return (ms * 10).rounded() / 10
     }
 }

@@ -59,7 +59,7 @@ public struct ThumbsMerge: Sendable {
         let sizes = shards[0].manifest.settings.sizes.map(\.label)
         let manifest = ShardMerger.merge(&shards, referencedFrom: copy ? nil : out.root)
         let statistics = Statistics(manifest: manifest)
-        try write(manifest, statistics, out: out)
+        try ResultWriter(out: out, writeReport: writeReport).write(manifest, statistics, what: "merged manifest")
         summarise(statistics, shardCount: shards.count, sizes: sizes, out: out, copied: copied)
         return Outcome(manifest: manifest, statistics: statistics, shardCount: shards.count, copiedFiles: copied)
     }
@@ -100,21 +100,6 @@ public struct ThumbsMerge: Sendable {
             }
         }
         return count
-    }
-
-    private func write(_ manifest: Manifest, _ statistics: Statistics, out: OutputDirectory) throws(RunError) {
-        do {
-            try out.writeManifest(manifest)
-            try out.writeFinal(try JSONCoding.encode(statistics), to: out.statsPath)
-            if writeReport {
-                let html = ReportWriter(manifest: manifest, statistics: statistics).render()
-                try out.writeFinal(Data(html.utf8), to: out.reportPath)
-            }
-        } catch let error as RunError {
-            throw error
-        } catch {
-            throw .fatal("cannot write the merged manifest in \(out.root): \(error)")
-        }
     }
 
     /// Shards made by different versions of thumbs or libvips may encode

@@ -2,17 +2,20 @@
 import Glibc
 #endif
 
-/// Writes all of `bytes` to `fd`, going on after a short write or an
-/// interrupted one (EINTR). False on failure, with `errno` telling why.
-func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+/// Writes every byte of `bytes` to `fd`, going on after short writes and
+/// interrupted calls (EINTR). Returns 0, or the errno of the write that
+/// failed. The one write loop of thumbs: downloads (`FileSink`) and atomic
+/// files (`AtomicFile`) both go through it.
+func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+    guard let base = bytes.baseAddress else { return 0 }
     var offset = 0
     while offset < bytes.count {
-        let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        let n = Glibc.write(fd, base + offset, bytes.count - offset)
         if n < 0 {
             if errno == EINTR { continue }
-            return false
+            return errno
         }
         offset += n
     }
-    return true
+    return 0
 }

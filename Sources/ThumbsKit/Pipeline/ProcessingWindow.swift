@@ -1,0 +1,90 @@
+import Foundation
+
+/// The processing phase of `thumbs run`: every item through a sliding
+/// window of tasks, `window` in flight, one added as one ends. Every
+/// blocking step runs on a pool of our own: hashing and decoding on `--jobs`
+/// decode threads, resizing and encoding decoded JPEGs on as many finishing
+/// threads, file reads and writes on I/O threads. The processor (and with it
+/// the duplicate registry) lives only as long as one `run`.
+struct ProcessingWindow {
+    let options: RunOptions
+    let log: RunLog
+    let interrupt: InterruptSignal
+
+    var jobs: Int { max(1, options.jobs) }
+
+    /// Sets libvips up for this run: its threads per image share the cores
+    /// among `--jobs` images; untrusted loaders as `--allow-untrusted` says.
+    static func startLibvips(_ options: RunOptions) throws(RunError) {
+        try VipsRuntime.start()
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        VipsRuntime.setThreadsPerImage(max(1, cores / max(1, options.jobs)))
+        VipsRuntime.setUntrustedLoaders(allowed: options.allowUntrusted)
+    }
+
+    /// Each item's record, in `items`' order; nil for an item not reached
+    /// before an interruption (or abandoned by it).
+    func run(
+        _ items: [SourceItem], previous: PreviousRun, out: OutputDirectory, journal: Journal,
+        fetcher: (any RemoteFetching)?, clock: ContinuousClock.Instant
+    ) async -> [ManifestItem?] {
+        let jobs = self.jobs
+        let console = log.console
+        let decoders = BlockingPool(threads: jobs)
+        let finishers = BlockingPool(threads: jobs)
+        let io = BlockingPool(threads: max(2, jobs))
+        let processor = ItemProcessor(
+            settings: options.output,
+            limits: DecodeLimits(maxPixels: options.maxPixels, failOn: options.failOn),
+            out: out, decoders: decoders, finishers: finishers, io: io,
+            memory: MemoryBudget(capacity: DirectJPEG.memoryBudget * jobs),
+            previous: previous, force: options.force,
+            sharedSizes: Self.sharedSizes(items), fetcher: fetcher
+        )
+        // Tasks in flight: per decoder, one image decoding, one read and
+        // waiting, one being written and one more, so a decoder never waits
+        // for I/O; plus room for downloads to run ahead of decoding.
+        // Downloaded images wait as files on disk, so memory stays bounded
+        // (about jobs × 4 source files in memory at once).
+        let window = jobs * 4 + (fetcher != nil ? 2 * max(1, options.downloadJobs) : 0)
+        var records = [ManifestItem?](repeating: nil, count: items.count)
+        var done = 0, failed = 0
+        await withTaskGroup(of: (Int, ManifestItem).self) { group in
+            var next = 0
+            while next < items.count && next < window {
+                let index = next, item = items[index]
+                group.addTask { (index, await processor.process(item)) }
+                next += 1
+            }
+            while let (index, record) = await group.next() {
+                if RemoteInterruption.isAbandoned(record) { continue }  // not reached: left off the record
+                records[index] = record
+                if record.status != .unchanged { journal.append(record) }
+                done += 1
+                if done % 2000 == 0 { MemoryTrim.releaseFreePages() }
+                log.item(record)
+                if record.status == .failed { failed += 1 }
+                let elapsed = Elapsed.seconds(since: clock)
+                console.progress(done: done, total: items.count, failed: failed, elapsed: elapsed)
+                if next < items.count && !interrupt.isRaised {
+                    let index = next, item = items[index]
+                    group.addTask { (index, await processor.process(item)) }
+                    next += 1
+                }
+            }
+        }
+        await decoders.shutdown()
+        await finishers.shutdown()
+        await io.shutdown()
+        return records
+    }
+
+    /// File sizes that occur more than once among the items.
+    static func sharedSizes(_ items: [SourceItem]) -> Set<Int64> {
+        var seen = Set<Int64>(), shared = Set<Int64>()
+        for item in items {
+            if case .file(_, let size, _) = item.origin, !seen.insert(size).inserted { shared.insert(size) }
+        }
+        return shared
+    }
+}

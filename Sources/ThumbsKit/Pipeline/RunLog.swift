@@ -1,0 +1,84 @@
+import Foundation
+
+/// What `thumbs run` tells the terminal (or the JSON log): its events, their
+/// fields, and the summary lines at the end.
+struct RunLog {
+    let options: RunOptions
+    let console: Console
+
+    /// Where the time went, for the `finish` event.
+    struct Phases {
+        var discover, load, process, group, write: Double
+    }
+
+    func interrupted() {
+        console.event("interrupt", level: .warning,
+                      "interrupted: no new downloads; finishing the images in flight, then writing the manifest (press Ctrl-C again to stop at once)")
+    }
+
+    func start(images: Int, out: OutputDirectory, jobs: Int, resumed: Bool) {
+        console.event("start", level: .info,
+                      "thumbs: \(images) images from \(options.sources.joined(separator: " ")) → \(out.root)"
+                        + (resumed ? " (resuming an unfinished run)" : ""),
+                      fields: ["images": .number(Double(images)), "out": .string(out.root),
+                               "jobs": .number(Double(jobs)), "resumed": .bool(resumed)])
+    }
+
+    /// One item done: an error line for a failure, a debug line otherwise.
+    func item(_ record: ManifestItem) {
+        if record.status == .failed, let error = record.error {
+            console.event("item-failed", level: .error, "\(record.source): \(error.code): \(error.message)",
+                          fields: ["id": .string(record.id), "source": .string(record.source),
+                                   "code": .string(error.code), "message": .string(error.message)])
+        } else {
+            let sizes = record.outputs.map { "\($0.width)×\($0.height)" }.joined(separator: ", ")
+            var fields: [String: JSONValue] = ["id": .string(record.id), "status": .string(record.status.rawValue), "ms": .number(record.ms)]
+            var decoded = ""
+            if let decoder = record.decoder {
+                fields["decoder"] = .string(decoder.rawValue)
+                decoded = ", \(decoder.rawValue)"
+            }
+            console.event("item", level: .debug, "\(record.status.rawValue): \(record.id) → \(sizes) (\(record.ms) ms\(decoded))",
+                          fields: fields)
+        }
+    }
+
+    /// The summary lines, and the `finish` event with the counts and where
+    /// the time went (in JSON logs always, in text with `--verbose`).
+    func finish(_ stats: Statistics, out: OutputDirectory, gone: [String], interrupted: Bool, status: ExitStatus, phases: Phases) {
+        func rounded(_ x: Double) -> JSONValue { .number((x * 1000).rounded() / 1000) }
+        let c = stats.counts
+        let rate = String(format: "%.1f", stats.time.imagesPerSecond)
+        let seconds = String(format: "%.1f", stats.time.wallSeconds)
+        var lines = [
+            "\(interrupted ? "interrupted" : "done"): \(c.ok) ok, \(c.unchanged) unchanged, \(c.duplicate) duplicate, \(c.failed) failed"
+                + " of \(c.discovered) images (\(c.ignored) other files ignored) in \(seconds) s, \(rate) images/s",
+            "thumbnails in \(out.root)/{\(options.output.sizes.map(\.label).joined(separator: ","))}/",
+            "manifest \(out.manifestPath)" + (options.writeReport ? ", report \(out.reportPath)" : ""),
+        ]
+        if !gone.isEmpty {
+            lines.append("\(gone.count) sources gone since the last run" + (options.prune ? " (outputs pruned)" : "; --prune removes their outputs"))
+        }
+        if status == .failures {
+            lines.append("\(c.failed) failed, more than --max-failures \(options.maxFailures): exit 1")
+        }
+        if interrupted {
+            lines.append("run the same command again to finish the remaining images")
+        }
+        console.summary(lines)
+        var fields: [String: JSONValue] = [
+            "ok": .number(Double(c.ok)), "unchanged": .number(Double(c.unchanged)),
+            "duplicate": .number(Double(c.duplicate)), "failed": .number(Double(c.failed)),
+            "discovered": .number(Double(c.discovered)), "ignored": .number(Double(c.ignored)),
+            "wallSeconds": .number(stats.time.wallSeconds), "imagesPerSecond": .number(stats.time.imagesPerSecond),
+            "discoverSeconds": rounded(phases.discover), "loadSeconds": rounded(phases.load),
+            "processSeconds": rounded(phases.process), "groupSeconds": rounded(phases.group), "writeSeconds": rounded(phases.write),
+            "exitCode": .number(Double(status.rawValue)), "manifest": .string(out.manifestPath),
+        ]
+        if interrupted { fields["interrupted"] = .bool(true) }
+        if console.format == .json || console.verbosity >= .verbose {
+            console.event("finish", level: console.format == .json ? .info : .debug,
+                          "time: discover \(String(format: "%.3f", phases.discover)) s, previous run \(String(format: "%.3f", phases.load)) s, images \(String(format: "%.3f", phases.process)) s, look-alikes \(String(format: "%.3f", phases.group)) s, manifest/stats/report \(String(format: "%.3f", phases.write)) s", fields: fields)
+        }
+    }
+}
