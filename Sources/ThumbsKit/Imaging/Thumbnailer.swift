@@ -79,7 +79,7 @@ public struct DecodeLimits: Sendable, Hashable {
     public var maxPixels: Int
     public var failOn: FailOn
 
-    public init(maxPixels: Int = 268_402_689, failOn: FailOn = .error) {
+    public init(maxPixels: Int = RunOptions.Defaults.maxPixels, failOn: FailOn = RunOptions.Defaults.failOn) {
         self.maxPixels = maxPixels
         self.failOn = failOn
     }
@@ -165,12 +165,13 @@ public enum Thumbnailer {
             return rendered
         case .pixels(let pixels):
             guard let base = pixels.image() else {
-                throw ItemError.decode("cannot decode jpeg image: the decoded pixels were used already")
+                throw ItemError.encode("cannot make the thumbnails: the decoded pixels were used already")
             }
             do {
                 return try renderAll(base, info: decoded.info, plans: plans(decoded.info, settings: settings), settings: settings)
             } catch {
-                throw ItemError.decode("cannot decode jpeg image: \(error.message)")
+                // The pixels are decoded: what failed is a resize or an encoder.
+                throw ItemError.encode("cannot make the thumbnails (\(error.operation)): \(error.message)")
             }
         }
     }
@@ -189,10 +190,20 @@ public enum Thumbnailer {
         let header = try openHeader(bytes, limits: limits)
         let info = header.info
         let plans = plans(info, settings: settings)
+        let reusable = plans.count > 1
+        let base: VipsImageRef
         do {
-            let base = try load(bytes, header: header, plans: plans, limits: limits, reusable: plans.count > 1)
+            base = try load(bytes, header: header, plans: plans, limits: limits, reusable: reusable)
+        } catch {
+            throw ItemError.decode("cannot decode \(info.format) image: \(error.message)")
+        }
+        do {
             return (info, try renderAll(base, info: info, plans: plans, settings: settings))
         } catch {
+            // With several sizes the image was decoded into memory by `load`,
+            // so a failure here is a resize's or an encoder's. With one size
+            // libvips decodes while it resizes, and a damaged file fails here.
+            if reusable { throw ItemError.encode("cannot make the thumbnails (\(error.operation)): \(error.message)") }
             throw ItemError.decode("cannot decode \(info.format) image: \(error.message)")
         }
     }
