@@ -3,7 +3,8 @@
 # JPEG path's fuzzer and tools with the toolchain's clang into fuzz/out:
 #
 #   fuzz/build.sh                 fuzzer (libFuzzer + ASan + UBSan), coverage
-#                                 replayer, dccheck (checks and timing)
+#                                 replayer, dccheck (checks and timing),
+#                                 dchash (pixel hashes: byte-identity of a refactor)
 #   fuzz/build.sh run [SECONDS]   also makes the seeds and fuzzes (1 process)
 #   fuzz/build.sh cover           replays the corpus, prints jpeg_dc.c coverage
 set -euo pipefail
@@ -24,6 +25,7 @@ build() {
   $cc -O1 $flags -fprofile-instr-generate -fcoverage-mapping -fsanitize=fuzzer \
     "$here/jpeg_fuzzer.c" $srcs -o "$out/jpeg_cover" $libs
   $cc -O2 $flags "$here/dccheck.c" $srcs -o "$out/dccheck" $libs
+  $cc -O2 $flags "$here/dchash.c" $srcs -o "$out/dchash" $libs
 }
 
 seeds() {
