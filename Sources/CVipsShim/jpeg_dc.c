@@ -534,9 +534,6 @@ static int first_scan(const dc_state *st, j_decompress_ptr cinfo, dc_scan *scan)
         scan->comp[i] = info->component_index;
         scan->dc_table[i] = info->dc_tbl_no;
         scan->ac_table[i] = info->ac_tbl_no;
-        for (int j = 0; j < i; j++)
-            if (scan->comp[j] == scan->comp[i])
-                return -1;
     }
     scan->Ss = cinfo->Ss;
     scan->Se = cinfo->Se;
@@ -601,7 +598,8 @@ static int read_dqt(dc_state *st, const uint8_t *p, size_t length) {
 }
 
 /* SOS (libjpeg's get_sos): the component count, then an id and a table byte
- * per component, then Ss, Se and Ah/Al. Components by id, each at most once. */
+ * per component, then Ss, Se and Ah/Al. Components by id (that each comes
+ * at most once is checked for every scan by components_distinct). */
 static int read_sos(const dc_state *st, j_decompress_ptr cinfo, const uint8_t *p,
                     size_t length, dc_scan *scan) {
     if (length < 1)
@@ -622,9 +620,6 @@ static int read_sos(const dc_state *st, j_decompress_ptr cinfo, const uint8_t *p
             }
         if (found < 0)
             return -1;
-        for (int j = 0; j < i; j++)
-            if (scan->comp[j] == found)
-                return -1; /* a component twice in one scan */
         scan->comp[i] = found;
         scan->dc_table[i] = tables >> 4;
         scan->ac_table[i] = tables & 15;
@@ -694,10 +689,26 @@ static int read_markers(dc_state *st, j_decompress_ptr cinfo, const uint8_t *pos
  * Stage 1c: each scan checked, its tables built
  */
 
+/* Whether each component comes at most once in the scan (libjpeg's get_sos
+ * fails a repeat with JERR_BAD_COMPONENT_ID). Checked here for every scan,
+ * whoever parsed its header: libjpeg (the first scan) or read_sos (the
+ * others), so that the DC decode never depends on libjpeg having looked. A
+ * repeat would otherwise pass the progression checks of a DC first pass
+ * with Al = 0 and decode the component twice per MCU. */
+static int components_distinct(const dc_scan *scan) {
+    for (int i = 1; i < scan->n; i++)
+        for (int j = 0; j < i; j++)
+            if (scan->comp[j] == scan->comp[i])
+                return 0;
+    return 1;
+}
+
 /* The kind of a scan, checked against libjpeg's rules and the progression
  * so far (which it updates: `scans` of a sequential file's components,
  * `bits` of a progressive file's). Returns the kind, or -1. */
 static int classify_scan(dc_state *st, const dc_scan *scan) {
+    if (!components_distinct(scan))
+        return -1;
     if (scan->n > 1) {
         int blocks = 0;
         for (int i = 0; i < scan->n; i++)
