@@ -169,7 +169,7 @@ typedef struct {
     /* Canonical decoding for codes longer than LOOK bits, by length 1...16:
      * the largest code of that length (-1 for none), and what to add to a
      * code to index `values`. */
-    int32_t maxcode[MAX_CODE_LENGTH + 2];
+    int32_t maxcode[MAX_CODE_LENGTH + 1];
     int32_t valoffset[MAX_CODE_LENGTH + 1];
     uint8_t values[MAX_SYMBOLS];
 } dc_huff;
@@ -236,7 +236,6 @@ static void fill_lookup(const raw_huff *table, dc_huff *h) {
         h->maxcode[l] = n ? (int32_t) code - 1 : -1;
         code <<= 1;
     }
-    h->maxcode[MAX_CODE_LENGTH + 1] = 0x7FFFFFFF;
 }
 
 /* Multi-symbol entries: as many whole AC symbols (code + extra bits) as fit

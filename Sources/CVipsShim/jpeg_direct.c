@@ -14,8 +14,9 @@
  * libjpeg warning (corrupt or truncated data), and decodes larger than the
  * caller's memory budget (the pixels, plus the whole image's coefficients
  * when libjpeg must buffer them: progressive files at 1/1, 1/2, 1/4, or when
- * the DC decode at 1/8 refuses them). The caller then takes the libvips path, so
- * damaged files get libvips's fail_on policy and messages exactly as before.
+ * the DC decode at 1/8 refuses them). The direct path gives up on any doubtful
+ * data; the caller then takes the libvips path, which decides under fail_on
+ * (--fail-on) and gives its own messages.
  */
 #include "CVipsShim.h"
 #include "jpeg_dc.h"
