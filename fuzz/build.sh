@@ -7,6 +7,9 @@
 #                                 dchash (pixel hashes: byte-identity of a refactor)
 #   fuzz/build.sh run [SECONDS]   also makes the seeds and fuzzes (1 process)
 #   fuzz/build.sh cover           replays the corpus, prints jpeg_dc.c coverage
+#
+# fuzz/identity.sh [REV] checks that a change leaves the decoded pixels
+# byte-identical (dchash over generated files, fixtures and the corpus).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")

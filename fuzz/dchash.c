@@ -8,6 +8,8 @@
  *   dchash FILE... > before.txt   (then change, rebuild)
  *   dchash FILE... > after.txt && diff before.txt after.txt
  *
+ * fuzz/identity.sh does all of it against a git revision.
+ *
  * Build: see build.sh (target dchash).
  */
 #include "CVipsShim.h"
