@@ -3,9 +3,13 @@
 # JPEG path's fuzzer and tools with the toolchain's clang into fuzz/out:
 #
 #   fuzz/build.sh                 fuzzer (libFuzzer + ASan + UBSan), coverage
-#                                 replayer, dccheck (checks and timing)
+#                                 replayer, dccheck (checks and timing),
+#                                 dchash (pixel hashes: byte-identity of a refactor)
 #   fuzz/build.sh run [SECONDS]   also makes the seeds and fuzzes (1 process)
 #   fuzz/build.sh cover           replays the corpus, prints jpeg_dc.c coverage
+#
+# fuzz/identity.sh [REV] checks that a change leaves the decoded pixels
+# byte-identical (dchash over generated files, fixtures and the corpus).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -24,6 +28,7 @@ build() {
   $cc -O1 $flags -fprofile-instr-generate -fcoverage-mapping -fsanitize=fuzzer \
     "$here/jpeg_fuzzer.c" $srcs -o "$out/jpeg_cover" $libs
   $cc -O2 $flags "$here/dccheck.c" $srcs -o "$out/dccheck" $libs
+  $cc -O2 $flags "$here/dchash.c" $srcs -o "$out/dchash" $libs
 }
 
 seeds() {

@@ -53,6 +53,9 @@ cjpeg -quality 85 -sample 1x1,2x2,1x1 -progressive "$tmp/rgb.ppm" > "$dir/cjpeg-
 # Sequential, one scan per component (libjpeg buffers the whole image).
 printf '0;\n1;\n2;\n' > "$tmp/seq3.txt"
 cjpeg -quality 85 -scans "$tmp/seq3.txt" "$tmp/rgb.ppm" > "$dir/cjpeg-sequential-3-scans.jpg"
+# RGB components (no YCbCr conversion): the DC decode's RGB colour path.
+cjpeg -quality 85 -rgb "$tmp/rgb.ppm" > "$dir/cjpeg-rgb.jpg"
+cjpeg -quality 85 -rgb -progressive "$tmp/rgb.ppm" > "$dir/cjpeg-prog-rgb.jpg"
 
 # jpegtran scan scripts (lossless: the same coefficients as vips-420.jpg).
 base="$dir/vips-420.jpg"

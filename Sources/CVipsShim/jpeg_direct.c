@@ -14,8 +14,9 @@
  * libjpeg warning (corrupt or truncated data), and decodes larger than the
  * caller's memory budget (the pixels, plus the whole image's coefficients
  * when libjpeg must buffer them: progressive files at 1/1, 1/2, 1/4, or when
- * the DC decode at 1/8 refuses them). The caller then takes the libvips path, so
- * damaged files get libvips's fail_on policy and messages exactly as before.
+ * the DC decode at 1/8 refuses them). The direct path gives up on any doubtful
+ * data; the caller then takes the libvips path, which decides under fail_on
+ * (--fail-on) and gives its own messages.
  */
 #include "CVipsShim.h"
 #include "jpeg_dc.h"
@@ -158,25 +159,24 @@ int shim_jpeg_direct_probe(const void *buf, size_t len, shim_jpeg_header *header
 
     struct jpeg_decompress_struct cinfo;
     direct_error err;
+    volatile int result = -1;
     direct_begin(&cinfo, &err, buf, len);
-    if (setjmp(err.jump)) {
-        jpeg_destroy_decompress(&cinfo);
-        return -1;
+    /* A libjpeg error or warning jumps back here with result still -1. */
+    if (setjmp(err.jump) == 0) {
+        jpeg_save_markers(&cinfo, JPEG_APP0 + 1, 0xFFFF);
+        if (jpeg_read_header(&cinfo, TRUE) == JPEG_HEADER_OK && direct_supported(&cinfo)) {
+            header->width = (int) cinfo.image_width;
+            header->height = (int) cinfo.image_height;
+            header->orientation = find_orientation(&cinfo);
+            header->progressive = cinfo.progressive_mode ? 1 : 0;
+            header->components = cinfo.num_components;
+            header->dc_capable = jpeg_dc_capable(&cinfo);
+            header->coefficient_bytes = coefficient_bytes(&cinfo);
+            result = 0;
+        }
     }
-    jpeg_save_markers(&cinfo, JPEG_APP0 + 1, 0xFFFF);
-    if (jpeg_read_header(&cinfo, TRUE) != JPEG_HEADER_OK || !direct_supported(&cinfo)) {
-        jpeg_destroy_decompress(&cinfo);
-        return -1;
-    }
-    header->width = (int) cinfo.image_width;
-    header->height = (int) cinfo.image_height;
-    header->orientation = find_orientation(&cinfo);
-    header->progressive = cinfo.progressive_mode ? 1 : 0;
-    header->components = cinfo.num_components;
-    header->dc_capable = jpeg_dc_capable(&cinfo);
-    header->coefficient_bytes = coefficient_bytes(&cinfo);
     jpeg_destroy_decompress(&cinfo);
-    return 0;
+    return result;
 }
 
 void shim_jpeg_pixels_free(shim_jpeg_pixels *decoded) {
@@ -231,6 +231,9 @@ static void fill_result(shim_jpeg_pixels *out, unsigned char *pixels, size_t wid
     out->icc_length = icc ? icc_length : 0;
 }
 
+/* One exit for every outcome (done:): libjpeg's error or warning jumps
+ * there through setjmp, refusals go there directly, and the buffers the
+ * result took over are set to NULL first so that only the rest is freed. */
 int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
                             size_t max_bytes, shim_jpeg_pixels *out) {
     memset(out, 0, sizeof *out);
@@ -241,23 +244,18 @@ int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
 
     struct jpeg_decompress_struct cinfo;
     direct_error err;
+    /* Changed after setjmp and read after a longjmp: volatile. */
     unsigned char *volatile pixels = NULL;
     JSAMPROW *volatile rows = NULL;
     JOCTET *volatile icc = NULL;
+    volatile int result = -1;
     direct_begin(&cinfo, &err, buf, len);
-    if (setjmp(err.jump)) {
-        jpeg_destroy_decompress(&cinfo);
-        free(pixels);
-        free(rows);
-        free(icc);
-        return -1;
-    }
+    if (setjmp(err.jump))
+        goto done; /* a libjpeg error or warning */
     jpeg_save_markers(&cinfo, JPEG_APP0 + 1, 0xFFFF);
     jpeg_save_markers(&cinfo, JPEG_APP0 + 2, 0xFFFF);
-    if (jpeg_read_header(&cinfo, TRUE) != JPEG_HEADER_OK || !direct_supported(&cinfo)) {
-        jpeg_destroy_decompress(&cinfo);
-        return -1;
-    }
+    if (jpeg_read_header(&cinfo, TRUE) != JPEG_HEADER_OK || !direct_supported(&cinfo))
+        goto done;
     int orientation = find_orientation(&cinfo);
     JOCTET *profile = NULL;
     unsigned int profile_length = 0;
@@ -285,10 +283,11 @@ int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
         int decoder;
         if (jpeg_dc_decode(&cinfo, (const uint8_t *) buf + len, max_bytes,
                            &dc, &width, &height, &bands, &decoder) == 0) {
-            jpeg_destroy_decompress(&cinfo);
             fill_result(out, dc, width, height, bands, xres, yres, orientation,
                         icc, profile_length, decoder);
-            return 0;
+            icc = NULL; /* `out` owns it */
+            result = 0;
+            goto done;
         }
     }
 
@@ -306,20 +305,12 @@ int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
      * of the image as well as the pixels. */
     size_t coefficients = coefficient_bytes(&cinfo);
     if (width == 0 || height == 0 || coefficients > max_bytes ||
-        height > (max_bytes - coefficients) / stride) {
-        jpeg_destroy_decompress(&cinfo);
-        free(icc);
-        return -1;
-    }
+        height > (max_bytes - coefficients) / stride)
+        goto done;
     pixels = malloc(stride * height);
     rows = malloc(sizeof(JSAMPROW) * height);
-    if (!pixels || !rows) {
-        jpeg_destroy_decompress(&cinfo);
-        free(pixels);
-        free(rows);
-        free(icc);
-        return -1;
-    }
+    if (!pixels || !rows)
+        goto done;
     for (size_t y = 0; y < height; y++)
         rows[y] = pixels + y * stride;
 
@@ -328,9 +319,6 @@ int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
         jpeg_read_scanlines(&cinfo, rows + cinfo.output_scanline,
                             cinfo.output_height - cinfo.output_scanline);
     jpeg_finish_decompress(&cinfo);
-    jpeg_destroy_decompress(&cinfo);
-    free(rows);
-    rows = NULL;
 
     /* libvips's loader drops the last, partial pixel of a shrunk JPEG
      * (floor(width / shrink), never below 1); so does this path. */
@@ -342,10 +330,16 @@ int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
         for (size_t y = 1; y < kept_height; y++)
             memmove(pixels + y * kept_width * (size_t) bands, pixels + y * stride,
                     kept_width * (size_t) bands);
-    width = kept_width;
-    height = kept_height;
 
-    fill_result(out, pixels, width, height, bands, xres, yres, orientation,
+    fill_result(out, pixels, kept_width, kept_height, bands, xres, yres, orientation,
                 icc, profile_length, JPEG_DECODER_LIBJPEG);
-    return 0;
+    pixels = NULL; /* `out` owns them */
+    icc = NULL;
+    result = 0;
+done:
+    jpeg_destroy_decompress(&cinfo);
+    free(pixels);
+    free(rows);
+    free(icc);
+    return result;
 }

@@ -164,10 +164,6 @@ void shim_unref(VipsImage *image) {
         g_object_unref(image);
 }
 
-int shim_n_pages(VipsImage *image) {
-    return vips_image_get_n_pages(image);
-}
-
 int shim_save_file(VipsImage *in, const char *path_and_options) {
     return vips_image_write_to_file(in, path_and_options, NULL);
 }

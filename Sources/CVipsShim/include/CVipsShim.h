@@ -32,7 +32,8 @@ int shim_header_from_buffer(const void *buf, size_t len, int fail_on,
 
 /// Opens an image from memory for decoding. `jpeg_shrink` (1, 2, 4, 8) asks a
 /// JPEG loader to decode at reduced size; `scale` (1.0 for none) asks WebP,
-/// SVG and PDF loaders to render at a scale. `page` picks the frame.
+/// SVG and PDF loaders to render at a scale. Multi-page formats load their
+/// first page.
 int shim_load_from_buffer(const void *buf, size_t len, const char *loader,
                           int jpeg_shrink, double scale, int fail_on,
                           VipsImage **out);
@@ -79,7 +80,8 @@ int shim_webpsave(VipsImage *in, void **buf, size_t *len, int quality, int strip
 int shim_avifsave(VipsImage *in, void **buf, size_t *len, int quality, int strip);
 int shim_pngsave(VipsImage *in, void **buf, size_t *len, int strip);
 
-/// Decodes an image fully into memory (used to check outputs and compare).
+/// The mean of every pixel over all bands (vips_avg), which decodes the
+/// whole image; tests use it to check and compare outputs.
 int shim_image_avg(VipsImage *in, double *out);
 
 /// Frees a buffer returned by a saver.
@@ -87,9 +89,6 @@ void shim_free(void *buf);
 
 /// Drops a reference (g_object_unref, a macro-like call Swift sees untyped).
 void shim_unref(VipsImage *image);
-
-/// Number of pages (frames) an image declares, 1 when not paged.
-int shim_n_pages(VipsImage *image);
 
 /// Saves to a file; options may follow the name, e.g. "a.jpg[Q=90]".
 int shim_save_file(VipsImage *in, const char *path_and_options);

@@ -10,9 +10,11 @@ import CVipsShim
 /// and decodes only a progressive file's DC scans. Only 8-bit YCbCr, RGB and
 /// greyscale files go this way, and only while the decode fits
 /// `memoryBudget` (for a progressive file decoded by libjpeg, that includes
-/// the whole image's coefficients, which libjpeg holds); everything else, and
-/// every file libjpeg warns about, takes the libvips loader, so damaged files
-/// fail (or pass) exactly as `--fail-on` says.
+/// the whole image's coefficients, which libjpeg holds); everything else
+/// takes the libvips loader. The direct path never judges damage: on any
+/// doubtful data (a libjpeg warning or error, anything the DC decode cannot
+/// vouch for) it gives up, and libvips decodes the file and decides under
+/// `--fail-on` whether it passes or fails.
 enum DirectJPEG {
     /// The largest decoded image held in memory at once (per job). Larger
     /// decodes stream through libvips in strips instead.

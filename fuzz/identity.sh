@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Off CI. Byte-identity of the direct JPEG path across a change: builds
+# dchash.c (this tree's) against Sources/CVipsShim as of git revision REV and
+# as in the work tree, decodes the same files with both (1/8 and 1/2), and
+# diffs the per-file pixel hashes. Exit 0 when every line matches.
+#
+#   fuzz/identity.sh [REV=HEAD] [FILE...]
+#
+# Without FILEs: make_jpegs.sh output at five sizes (needs vips, cjpeg,
+# jpegtran), Tests/Fixtures/jpeg, and fuzz/out/{seeds,corpus,crashes} when
+# present.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+rev=${1:-HEAD}
+shift || true
+bin=$(dirname "$(command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)")
+cc=$bin/clang; [[ -x $cc ]] || cc=clang
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+mkdir -p "$tmp/old"
+git -C "$root" archive "$rev" Sources/CVipsShim | tar -x -C "$tmp/old"
+build() { # shim directory, output
+  $cc -O2 -I"$1/include" $(pkg-config --cflags vips) "$here/dchash.c" "$1/jpeg_dc.c" "$1/jpeg_direct.c" \
+    -o "$2" $(pkg-config --libs vips) -ljpeg -lm
+}
+build "$tmp/old/Sources/CVipsShim" "$tmp/dchash-old"
+build "$root/Sources/CVipsShim" "$tmp/dchash-new"
+
+if (( $# == 0 )); then
+  for size in "131 97" "43 37" "70 19" "123 85" "517 389"; do
+    "$here/make_jpegs.sh" "$tmp/gen-${size/ /x}" $size >/dev/null
+  done
+  files=("$tmp"/gen-*/*.jpg "$root"/Tests/Fixtures/jpeg/*.jpg)
+  for d in seeds corpus crashes; do
+    [[ -d $here/out/$d ]] && files+=("$here/out/$d"/*)
+  done
+else
+  files=("$@")
+fi
+printf '%s\n' "${files[@]}" > "$tmp/files"
+xargs "$tmp/dchash-old" < "$tmp/files" > "$tmp/old.txt"
+xargs "$tmp/dchash-new" < "$tmp/files" > "$tmp/new.txt"
+echo "$(wc -l < "$tmp/files") files, $(wc -l < "$tmp/old.txt") decodes:" \
+  "$(grep -c ' decoder 1 ' "$tmp/old.txt" || true) DC baseline," \
+  "$(grep -c ' decoder 2 ' "$tmp/old.txt" || true) DC progressive," \
+  "$(grep -c ' decoder 0 ' "$tmp/old.txt" || true) libjpeg," \
+  "$(grep -c ' refused' "$tmp/old.txt" || true) refused"
+if diff "$tmp/old.txt" "$tmp/new.txt"; then
+  echo "identical to $rev"
+else
+  echo "DIFFERENT from $rev" >&2
+  exit 1
+fi
