@@ -62,7 +62,7 @@ pick_python() {
 pick_python || true
 TOOL=("$PY" "$BENCH/benchtool.py")
 
-ALL_SECTIONS=(speed progressive progdc srgb p3 rotated sizes placeholders quality memory list rerun)
+ALL_SECTIONS=(speed progressive progdc progmem srgb p3 rotated sizes placeholders quality memory list rerun)
 usage() {
   echo "usage: bash bench/bench.sh [all|${ALL_SECTIONS[*]// /|}|scale]..." >&2
   exit 2
@@ -899,6 +899,45 @@ section_memory() {
   verdict "peak RSS x10 / x1" "$ratio" le 1.15
 }
 
+# ---------------------------------------------------------------- progmem
+
+# Progressive JPEGs at every scale a box can ask for: 1/8 (DC scans), 1/4 and
+# 1/2 (jpeg_prog.c keeps only the coefficients the reduced IDCT needs) and 1/1
+# (libjpeg, every coefficient: more than the target can hold, shown as info).
+section_progmem() {
+  local dir; dir=$(ensure_variant progressive)
+  header "progressive memory: thumbs peak RSS at --jobs 2 on $VARIANT_N progressive 12 MP JPEGs, one run per box size"
+  if ! ensure_time || ! have_thumbs; then
+    local size; for size in 256 512 1024; do verdict "progressive --size $size: peak RSS (MiB)" n/a le 120; done
+    return 0
+  fi
+  local d=$OUT/progmem size rss user sys mib cpu decoders
+  rm -rf "$d"; mkdir -p "$d"
+  cat "$dir"/*.jpg >/dev/null
+  md_title progmem "thumbs peak RSS at --jobs 2 on $VARIANT_N progressive 12 MP JPEGs (4:4:4, libjpeg's standard script), one run per box size"
+  md ""
+  md "| --size | peak RSS MiB | CPU ms/img | decoded by |"
+  md "|---:|---:|---:|---|"
+  declare -A peak
+  for size in 256 512 1024 2048; do
+    if /usr/bin/time -f "%M %U %S" -o "$d/rss.$size" "$THUMBS" run "$dir" --out "$d/out" --jobs 2 --size "$size" --format jpeg \
+      --quality "$QUALITY" --force --progress never --quiet >"$d/log.$size" 2>&1; then
+      read -r rss user sys <"$d/rss.$size"
+      mib=$(calc "$rss / 1024"); cpu=$(calc "($user + $sys) * 1000 / $VARIANT_N")
+      decoders=$("$PY" -c 'import json,sys; d=json.load(open(sys.argv[1]))["decoders"]; print(", ".join(f"{k} {v}" for k, v in d.items() if v))' "$d/out/stats.json" 2>/dev/null || echo n/a)
+    else
+      say "  --size $size: run failed"; show_log_tail "$d/log.$size"; mib=n/a cpu=n/a decoders=n/a
+    fi
+    rm -rf "$d/out"
+    peak[$size]=$mib
+    md "| $size | $mib | $cpu | $decoders |"
+    record progmem "size_$size.peak_rss_mib" "$mib"; record progmem "size_$size.cpu_ms_per_image" "$cpu"
+  done
+  say ""
+  for size in 256 512 1024; do verdict "progressive --size $size: peak RSS (MiB)" "${peak[$size]}" le 120; done
+  say "  info: --size 2048 needs the whole image at 1/1, every coefficient in memory (libjpeg): ${peak[2048]} MiB"
+}
+
 # ---------------------------------------------------------------- list
 
 SERVER_PID=""
@@ -1115,7 +1154,7 @@ SECTIONS=()
 for a in "$@"; do
   case $a in
   all) SECTIONS+=("${ALL_SECTIONS[@]}"); [[ ${BENCH_SCALE:-0} == 1 ]] && SECTIONS+=(scale) ;;
-  speed | progressive | progdc | srgb | p3 | rotated | sizes | placeholders | quality | memory | list | rerun | scale | lookalikes | listmem) SECTIONS+=("$a") ;;
+  speed | progressive | progdc | progmem | srgb | p3 | rotated | sizes | placeholders | quality | memory | list | rerun | scale | lookalikes | listmem) SECTIONS+=("$a") ;;
   -h | --help) usage ;;
   *) echo "unknown section: $a" >&2; usage ;;
   esac
