@@ -91,17 +91,6 @@ public struct DecodeLimits: Sendable, Hashable {
 /// cooperative threads. Every libvips handle is created and released inside
 /// one call; only plain values come out.
 public enum Thumbnailer {
-    /// Decodes once (shrinking on load as far as the largest box allows) and
-    /// renders one thumbnail per size in `settings`: `decode` then `finish`.
-    public static func render(
-        _ bytes: UnsafeRawBufferPointer,
-        settings: OutputSettings,
-        limits: DecodeLimits
-    ) throws(ItemError) -> (SourceImageInfo, [RenderedThumbnail]) {
-        let decoded = try decode(bytes, settings: settings, limits: limits)
-        return (decoded.info, try finish(decoded, settings: settings).thumbnails)
-    }
-
     /// Reads the header and chooses how to decode (`DecodePath.choose`),
     /// without decoding a pixel. The pixel limit is checked here when the
     /// header is a JPEG's; every other format is checked by `decode`, when
@@ -124,9 +113,9 @@ public enum Thumbnailer {
         return DecodePlan(path: path, info: info, shrink: shrink, peakBytes: facts.peakBytes(path: path, shrink: shrink))
     }
 
-    /// The first half of `render`: on a JPEG path the image is decoded into
-    /// memory and waits for `finish`; on libvips it is rendered in full here,
-    /// because libvips decodes lazily while resizing.
+    /// The first half of making an image's thumbnails: on a JPEG path the
+    /// image is decoded into memory and waits for `finish`; on libvips it is
+    /// rendered in full here, because libvips decodes lazily while resizing.
     ///
     /// Two halves so that the pipeline can run them on different threads: a
     /// decode thread goes on to the next image while libvips resizes and
@@ -157,7 +146,7 @@ public enum Thumbnailer {
         try decode(bytes, plan: plan(bytes, settings: settings, limits: limits), settings: settings, limits: limits)
     }
 
-    /// The second half of `render`: resizes and encodes decoded pixels (a
+    /// The second half: resizes and encodes decoded pixels (a
     /// no-op for images `decode` rendered already).
     public static func finish(_ decoded: DecodedImage, settings: OutputSettings) throws(ItemError) -> RenderedImage {
         switch decoded.stage {

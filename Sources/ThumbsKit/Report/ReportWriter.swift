@@ -12,15 +12,10 @@ import Foundation
 public struct ReportWriter: Sendable {
     public var manifest: Manifest
     public var statistics: Statistics
-    /// Put before every thumbnail path: where the thumbnails lie relative to
-    /// the report's folder (e.g. `"../shard-0/"` for a merged report that
-    /// references shard outputs in place). Empty when they lie beside it.
-    public var thumbnailBase: String
 
-    public init(manifest: Manifest, statistics: Statistics, thumbnailBase: String = "") {
+    public init(manifest: Manifest, statistics: Statistics) {
         self.manifest = manifest
         self.statistics = statistics
-        self.thumbnailBase = thumbnailBase
     }
 
     /// The whole page as one string (tests and small reports; runs write
@@ -360,7 +355,6 @@ public struct ReportWriter: Sendable {
         out += item.status == .duplicate ? "<li class=dup>" : "<li>"
         if asImage {
             out += "<img src=\""
-            if !thumbnailBase.isEmpty { out.appendURLPath(thumbnailBase) }
             out.appendURLPath(output.path)
             out += "\" width="
             out.appendInt(output.width)
@@ -375,7 +369,6 @@ public struct ReportWriter: Sendable {
             // The percent-encoded path holds no quote, parenthesis or space,
             // so it is safe unquoted inside url().
             out += "<div class=t style=\"background-image:url("
-            if !thumbnailBase.isEmpty { out.appendURLPath(thumbnailBase) }
             out.appendURLPath(output.path)
             out += ")"
             if let colour = Self.safeColour(item.color) { out += ";background-color:\(colour)" }

@@ -69,14 +69,6 @@ final class ReportWriterTests: XCTestCase {
         XCTAssertTrue(tags.isSubset(of: Self.allowedTags), "unexpected tags: \(tags.subtracting(Self.allowedTags))")
     }
 
-    func testThumbnailBaseIsPrefixed() {
-        let manifest = SyntheticManifest.make(items: 20)
-        let html = ReportWriter(manifest: manifest, statistics: Statistics(manifest: manifest), thumbnailBase: "../shard 1/").render()
-        let sources = Self.imageSources(in: html)
-        XCTAssertFalse(sources.isEmpty)
-        XCTAssertTrue(sources.allSatisfy { $0.hasPrefix("../shard%201/256/archive/") }, "\(sources.prefix(3))")
-    }
-
     func testEmptyRunRendersWithoutCharts() {
         let manifest = Manifest(tool: .init(libvips: "8.14.1"), startedAt: "", finishedAt: "", settings: OutputSettings(), items: [])
         let html = ReportWriter(manifest: manifest, statistics: Statistics(manifest: manifest)).render()
