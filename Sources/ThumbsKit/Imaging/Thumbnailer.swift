@@ -14,9 +14,16 @@ public struct SourceImageInfo: Sendable, Hashable {
 }
 
 extension SourceImageInfo {
+    /// Orientations 5–8 turn the image a quarter: width and height as stored
+    /// are height and width as displayed.
+    static func swapsSides(_ orientation: Int) -> Bool { orientation >= 5 }
+
+    /// Whether the stored image is turned a quarter for display.
+    var swapsSides: Bool { Self.swapsSides(orientation) }
+
     /// From the size as stored in the file: orientations 5–8 swap the sides.
     init(format: String, storedWidth: Int, storedHeight: Int, orientation: Int) {
-        let swapped = orientation >= 5
+        let swapped = Self.swapsSides(orientation)
         self.init(
             format: format,
             width: swapped ? storedHeight : storedWidth,
@@ -284,12 +291,12 @@ public enum Thumbnailer {
     }
 
     private static func storedSize(of info: SourceImageInfo) -> (width: Int, height: Int) {
-        info.orientation >= 5 ? (info.height, info.width) : (info.width, info.height)
+        info.swapsSides ? (info.height, info.width) : (info.width, info.height)
     }
 
     /// The largest resized image any box needs, in stored orientation.
     private static func neededSize(info: SourceImageInfo, plans: [ThumbnailGeometry]) -> (width: Int, height: Int) {
-        let swapped = info.orientation >= 5
+        let swapped = info.swapsSides
         var needW = 1, needH = 1
         for plan in plans {
             needW = max(needW, swapped ? plan.resizedHeight : plan.resizedWidth)
@@ -328,7 +335,7 @@ public enum Thumbnailer {
             if let source = renditions.last(where: { Self.canServe($0, plan) }) {
                 image = try resize(source, width: plan.resizedWidth, height: plan.resizedHeight)
             } else {
-                let swapped = info.orientation >= 5
+                let swapped = info.swapsSides
                 image = try resize(
                     base,
                     width: swapped ? plan.resizedHeight : plan.resizedWidth,
