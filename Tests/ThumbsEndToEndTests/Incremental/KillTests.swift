@@ -6,14 +6,26 @@ import XCTest
 /// Issue 4, point 3, with a real `thumbs` process: killed with SIGKILL at
 /// several moments, then run again, the result equals a clean run.
 final class KillTests: TemporaryFolderTestCase {
-    var source: String { root + "/in" }
+    /// The 40 sources, written once for all the tests of the class: the runs
+    /// only read them (each test writes into its own `root`).
+    nonisolated(unsafe) static var sources: String?
+    var source: String { Self.sources! + "/in" }
 
     override func setUpWithError() throws {
         try ThumbsProcess.requireExecutable()
         try super.setUpWithError()
-        for i in 0..<40 {
-            TestImages.write(source + "/d\(i % 4)/photo\(i).jpg", width: 1200, height: 900, options: "[Q=90]")
+        if Self.sources == nil {
+            let folder = TestImages.temporaryDirectory("KillTests-sources")
+            for i in 0..<40 {
+                TestImages.write(folder + "/in/d\(i % 4)/photo\(i).jpg", width: 1200, height: 900, options: "[Q=90]")
+            }
+            Self.sources = folder
         }
+    }
+
+    override class func tearDown() {
+        if let sources { try? FileManager.default.removeItem(atPath: sources) }
+        super.tearDown()
     }
 
     func arguments(_ out: String) -> [String] {

@@ -11,7 +11,7 @@ import XCTest
 /// .build/static: `swift test` holds the lock on .build), which takes minutes;
 /// later runs reuse it.
 final class InstallTests: XCTestCase {
-    /// Tests/ThumbsKitTests/Install/InstallTests.swift -> the repository root.
+    /// Tests/ThumbsEndToEndTests/Install/InstallTests.swift -> the repository root.
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().path
