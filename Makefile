@@ -1,6 +1,7 @@
 # thumbs: setup, build, run, test, bench, install, image.
 #   make run     installs libvips if needed, builds, thumbnails Samples/ into ./thumbs-out
 #   make test    installs libvips if needed, runs the whole test suite (swift test)
+#   make test-unit   the unit tests alone (ThumbsKitTests): no whole runs, no binary, no install
 #   make install PREFIX=/usr/local [DESTDIR=...]   a self-contained thumbs, completions, man page
 #   make image IMAGE=registry.example.com/thumbs:0.1.0   the container image (docker or podman)
 SHELL := /bin/bash
@@ -8,7 +9,7 @@ SWIFT ?= swift
 OUT ?= thumbs-out
 BIN := .build/release/thumbs
 
-.PHONY: setup build run test bench report-screenshot clean build-static check-static install uninstall image
+.PHONY: setup build run test test-unit bench report-screenshot clean build-static check-static install uninstall image
 
 # libvips-dev through apt when pkg-config cannot find it (Debian/Ubuntu).
 setup:
@@ -29,6 +30,12 @@ run: build
 
 test: setup
 	$(SWIFT) test
+
+# The fast part of the suite: Tests/ThumbsKitTests, one type or rule at a time.
+# End-to-end runs (Tests/ThumbsEndToEndTests) and the binary's CLI
+# (Tests/ThumbsCLITests) run with `make test`.
+test-unit: setup
+	$(SWIFT) test --filter ThumbsKitTests
 
 bench: setup
 	bash bench/bench.sh

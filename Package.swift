@@ -50,8 +50,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(
-            name: "ThumbsKitTests",
+        // Code the test targets share: images made with libvips, the
+        // loopback HTTP server, in-process runs, the built `thumbs` binary,
+        // a test case with its own temporary folder. A regular target (as
+        // swift-argument-parser's ArgumentParserTestHelpers) because test
+        // targets cannot depend on one another; it uses ThumbsKit's public
+        // API only (no @testable import), so release builds compile it too.
+        .target(
+            name: "ThumbsTestSupport",
             dependencies: [
                 "ThumbsKit",
                 "CVips",
@@ -59,7 +65,32 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/ThumbsTestSupport"
+        ),
+        // Unit tests, in folders that mirror Sources/ThumbsKit: one type or
+        // one rule at a time (`make test-unit` runs these alone).
+        .testTarget(
+            name: "ThumbsKitTests",
+            dependencies: ["ThumbsKit", "ThumbsTestSupport", "CVips", "CVipsShim"]
+        ),
+        // Whole runs on generated images and loopback servers, in process or
+        // through the built binary (kill -9, signals), and `make install`.
+        .testTarget(
+            name: "ThumbsEndToEndTests",
+            dependencies: [
+                "ThumbsKit",
+                "ThumbsTestSupport",
+                "CVips",
+                "CVipsShim",
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
+        ),
+        // The `thumbs` binary as a user meets it: --help, usage errors, exit
+        // codes, and the README's option table against `thumbs run --help`.
+        .testTarget(
+            name: "ThumbsCLITests",
+            dependencies: ["ThumbsKit", "ThumbsTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import Foundation
+import ThumbsTestSupport
 import XCTest
 @testable import ThumbsKit
 

@@ -1,6 +1,7 @@
 import CVips
 import CVipsShim
 import Foundation
+import ThumbsTestSupport
 import XCTest
 @testable import ThumbsKit
 
@@ -8,18 +9,7 @@ import XCTest
 /// the others, against libvips's own `icc_transform` (the path they replace).
 /// Profiles come from libvips (its built-in "srgb" and "p3", read back from
 /// JPEGs it wrote) or are written here byte by byte, as other software would.
-final class ColourProfileTests: XCTestCase {
-    var root = ""
-
-    override func setUp() {
-        TestImages.start()
-        root = TestImages.temporaryDirectory(name)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(atPath: root)
-    }
-
+final class ColourProfileTests: TemporaryFolderTestCase {
     // MARK: - Classification
 
     func testProfilesThatLibvipsEmbedsAreClassified() throws {

@@ -1,24 +1,14 @@
 import CVips
 import CVipsShim
 import Foundation
+import ThumbsTestSupport
 import XCTest
 @testable import ThumbsKit
 
 /// The direct JPEG path (libjpeg from memory, and the DC-only decode at 1/8)
 /// against libvips's own JPEG loader, on photo-like data: every layout it
 /// takes must give the loader's pixels, and everything else must fall back.
-final class DirectJPEGTests: XCTestCase {
-    var root = ""
-
-    override func setUp() {
-        TestImages.start()
-        root = TestImages.temporaryDirectory(name)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(atPath: root)
-    }
-
+final class DirectJPEGTests: TemporaryFolderTestCase {
     /// Layouts the encoder can make: chroma subsampling, Huffman tables,
     /// restart markers, progressive, grey; odd sizes leave partial MCUs.
     func testEveryShrinkMatchesTheLibvipsLoader() throws {

@@ -1,5 +1,6 @@
 import CVips
 import Foundation
+import ThumbsTestSupport
 import XCTest
 @testable import ThumbsKit
 

@@ -1,6 +1,7 @@
 import CVips
 import CVipsShim
 import Foundation
+import ThumbsTestSupport
 import XCTest
 @testable import ThumbsKit
 
@@ -10,18 +11,7 @@ import XCTest
 /// jpegtran and cjpeg (scan scripts CI cannot make: one DC scan per
 /// component as mozjpeg writes, DC refined twice, restarts in every scan,
 /// 4:2:2 and 4:4:0 sampling, a sequential file in three scans).
-final class ProgressiveJPEGFixtureTests: XCTestCase {
-    var root = ""
-
-    override func setUp() {
-        TestImages.start()
-        root = TestImages.temporaryDirectory(name)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(atPath: root)
-    }
-
+final class ProgressiveJPEGFixtureTests: TemporaryFolderTestCase {
     static let fixtures = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/jpeg")

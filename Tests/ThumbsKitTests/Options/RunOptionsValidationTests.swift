@@ -1,3 +1,4 @@
+import ThumbsTestSupport
 import XCTest
 @testable import ThumbsKit
 

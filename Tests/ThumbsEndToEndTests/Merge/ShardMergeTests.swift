@@ -1,0 +1,127 @@
+import Foundation
+import ThumbsTestSupport
+import XCTest
+@testable import ThumbsKit
+
+/// `--shard I/N` then `thumbs merge` against one run over the same folder.
+final class ShardMergeTests: XCTestCase {
+    private func configure(_ options: inout RunOptions) {
+        options.output.sizes = [ThumbSize(width: 32, height: 32), ThumbSize(parsing: "48x24")!]
+        options.maxFailures = .count(100)
+    }
+
+    func testFourShardsMergedEqualOneRun() async throws {
+        let root = TestImages.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let photos = root + "/photos"
+        let copyID = try ShardFixture.makeFolder(photos)
+
+        let single = try await runThumbs([photos], out: root + "/single", configure: configure)
+        let shardOuts = try await ShardFixture.runShards([photos], count: 4, into: root, configure: configure)
+        let shardManifests = try shardOuts.map(readManifest)
+
+        // The partition: every item of the single run in exactly one shard,
+        // and in the shard its id hashes to.
+        let singleManifest = try XCTUnwrap(single.manifest)
+        XCTAssertEqual(singleManifest.items.count, 20)
+        for item in singleManifest.items {
+            let holders = shardManifests.indices.filter { shardManifests[$0].items.contains { $0.id == item.id } }
+            XCTAssertEqual(holders, [ShardPartition.shard(of: item.id, count: 4)], item.id)
+        }
+        XCTAssertEqual(shardManifests.map(\.shard), (0..<4).map { Shard(index: $0, count: 4) })
+        XCTAssertEqual(shardManifests.map { $0.items.count }.reduce(0, +), 20)
+
+        let merged = try ThumbsMerge(manifests: shardOuts.map { $0 + "/manifest.json" }, outputDirectory: root + "/merged").run()
+        let written = try readManifest(root + "/merged")
+        XCTAssertEqual(written, merged.manifest)
+        XCTAssertNil(written.shard)
+
+        // Same items in the same order, same statuses, same outputs.
+        XCTAssertEqual(written.items.map(\.id), singleManifest.items.map(\.id))
+        XCTAssertEqual(written.items.map(\.status), singleManifest.items.map(\.status))
+        XCTAssertEqual(written.items.map(\.duplicateOf), singleManifest.items.map(\.duplicateOf))
+        XCTAssertEqual(written.items.map(\.sha256), singleManifest.items.map(\.sha256))
+        XCTAssertEqual(written.items.map { $0.error?.code }, singleManifest.items.map { $0.error?.code })
+        XCTAssertEqual(written.item(copyID)?.status, .duplicate)
+        XCTAssertEqual(written.item(copyID)?.duplicateOf, "a.jpg")
+        XCTAssertNotEqual(ShardPartition.shard(of: copyID, count: 4), ShardPartition.shard(of: "a.jpg", count: 4))
+        for (mergedItem, singleItem) in zip(written.items, singleManifest.items) {
+            XCTAssertEqual(mergedItem.outputs.count, singleItem.outputs.count, mergedItem.id)
+            for (m, s) in zip(mergedItem.outputs, singleItem.outputs) {
+                XCTAssertEqual([m.size, m.format, m.sha256], [s.size, s.format, s.sha256], mergedItem.id)
+                XCTAssertEqual([m.width, m.height], [s.width, s.height], mergedItem.id)
+                XCTAssertEqual(m.bytes, s.bytes, mergedItem.id)
+                // Referenced where it lies: relative to the merged folder.
+                XCTAssertTrue(m.path.hasPrefix("../shard-"), m.path)
+                XCTAssertTrue(m.path.hasSuffix("/" + s.path), m.path)
+                XCTAssertEqual(ShardFixture.sha256(ofFile: root + "/merged/" + m.path), s.sha256, m.path)
+            }
+        }
+
+        // Same statistics, timings aside.
+        let stats = try JSONDecoder().decode(Statistics.self, from: Data(contentsOf: URL(fileURLWithPath: root + "/merged/stats.json")))
+        let singleStats = try XCTUnwrap(single.statistics)
+        XCTAssertEqual(stats, merged.statistics)
+        XCTAssertEqual(stats.counts, singleStats.counts)
+        XCTAssertEqual(stats.counts.ignored, 1)
+        XCTAssertEqual(stats.counts.duplicate, 1)
+        XCTAssertEqual(stats.counts.failed, 1)
+        XCTAssertEqual(stats.dimensions, singleStats.dimensions)
+        XCTAssertEqual(stats.formats, singleStats.formats)
+        XCTAssertEqual(stats.bytes, singleStats.bytes)
+        XCTAssertEqual(stats.downloads, singleStats.downloads)
+        XCTAssertEqual(stats.time.wallSeconds, shardManifests.compactMap { $0.run?.wallSeconds }.max())
+        XCTAssertEqual(written.startedAt, shardManifests.map(\.startedAt).min())
+        XCTAssertEqual(written.finishedAt, shardManifests.map(\.finishedAt).max())
+
+        try assertReportLinksResolve(root + "/merged")
+    }
+
+    func testCopyPutsRealFilesUnderOut() async throws {
+        let root = TestImages.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let photos = root + "/photos"
+        ShardFixture.makeSmallFolder(photos)
+        let single = try await runThumbs([photos], out: root + "/single", configure: configure)
+        let shardOuts = try await ShardFixture.runShards([photos], count: 3, into: root, configure: configure)
+
+        // Folders stand for their manifest.json.
+        let merged = try ThumbsMerge(manifests: shardOuts, outputDirectory: root + "/merged", copy: true).run()
+        XCTAssertEqual(merged.copiedFiles, 12)
+        let singleItems = try XCTUnwrap(single.manifest).items
+        XCTAssertEqual(merged.manifest.items.map(\.id), singleItems.map(\.id))
+        XCTAssertEqual(merged.manifest.items.flatMap { $0.outputs.map(\.path) }, singleItems.flatMap { $0.outputs.map(\.path) })
+        for output in merged.manifest.items.flatMap(\.outputs) {
+            let path = root + "/merged/" + output.path
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            XCTAssertEqual(attributes[.type] as? FileAttributeType, .typeRegular, path)
+            XCTAssertEqual(ShardFixture.sha256(ofFile: path), output.sha256, path)
+        }
+        // The shards can go; the merged folder stands alone.
+        for out in shardOuts { try FileManager.default.removeItem(atPath: out) }
+        for output in merged.manifest.items.flatMap(\.outputs) {
+            XCTAssertEqual(ShardFixture.sha256(ofFile: root + "/merged/" + output.path), output.sha256)
+        }
+        try assertReportLinksResolve(root + "/merged")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: root + "/merged/.thumbs/tmp")
+        XCTAssertEqual(leftovers, [])
+    }
+
+    /// Every `src` and `href` of the report that is not an anchor or a data
+    /// URL names a file that exists relative to the report's folder.
+    private func assertReportLinksResolve(_ out: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let html = try String(contentsOfFile: out + "/report.html", encoding: .utf8)
+        let pattern = try NSRegularExpression(pattern: #"(?:src|href)="([^"]*)""#)
+        let matches = pattern.matches(in: html, range: NSRange(html.startIndex..., in: html))
+        var images = 0
+        for match in matches {
+            guard let range = Range(match.range(at: 1), in: html) else { continue }
+            let link = String(html[range]).replacingOccurrences(of: "&amp;", with: "&")
+            if link.isEmpty || link.hasPrefix("#") || link.hasPrefix("data:") { continue }
+            let path = out + "/" + (link.removingPercentEncoding ?? link)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: path), "report link \(link) does not resolve", file: file, line: line)
+            if let whole = Range(match.range, in: html), html[whole].hasPrefix("src") { images += 1 }
+        }
+        XCTAssertGreaterThan(images, 0, "the report shows no thumbnail", file: file, line: line)
+    }
+}

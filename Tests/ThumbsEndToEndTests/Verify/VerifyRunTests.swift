@@ -1,0 +1,180 @@
+import Foundation
+import ThumbsTestSupport
+import XCTest
+@testable import ThumbsKit
+
+final class VerifyRunTests: XCTestCase {
+    /// One real run shared by the tests: each copies its OUT and damages the copy.
+    nonisolated(unsafe) static var pristine: String?
+    nonisolated(unsafe) static var root: String?
+
+    override class func tearDown() {
+        if let root { try? FileManager.default.removeItem(atPath: root) }
+        super.tearDown()
+    }
+
+    private func freshRun() async throws -> String {
+        if Self.pristine == nil {
+            let root = TestImages.temporaryDirectory("VerifyTests")
+            Self.root = root
+            TestImages.write(root + "/src/a.jpg", width: 200, height: 150)
+            TestImages.write(root + "/src/b.png", width: 90, height: 160)
+            TestImages.write(root + "/src/c/d.webp", width: 50, height: 40)
+            _ = try await runThumbs([root + "/src"], out: root + "/pristine") {
+                $0.output.sizes = [ThumbSize(width: 64, height: 64), ThumbSize(parsing: "100x40")!]
+            }
+            Self.pristine = root + "/pristine"
+        }
+        let copy = Self.root! + "/out-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.copyItem(atPath: Self.pristine!, toPath: copy)
+        return copy
+    }
+
+    private func verify(_ out: String, against baseline: String? = nil) throws -> VerifyResult {
+        try ManifestVerifier(manifestPath: out + "/manifest.json", baselinePath: baseline).run()
+    }
+
+    private func rewriteManifest(_ out: String, _ change: (inout Manifest) -> Void) throws {
+        var manifest = try readManifest(out)
+        change(&manifest)
+        try JSONCoding.encode(manifest).write(to: URL(fileURLWithPath: out + "/manifest.json"))
+    }
+
+    func testCleanRunHasNoFindings() async throws {
+        let out = try await freshRun()
+        let result = try verify(out)
+        XCTAssertEqual(result.findings, [])
+        XCTAssertEqual(result.items, 3)
+        XCTAssertEqual(result.outputs, 6)
+        XCTAssertEqual(result.exitStatus, .success)
+        XCTAssertEqual(result.lines, ["verify: ok, 3 items, 6 outputs checked"])
+        // Against itself: still clean.
+        XCTAssertEqual(try verify(out, against: out + "/manifest.json").findings, [])
+    }
+
+    func testDeletedOutputIsOneFinding() async throws {
+        let out = try await freshRun()
+        let manifest = try readManifest(out)
+        let path = try XCTUnwrap(manifest.item("b.png")?.outputs.first?.path)
+        try FileManager.default.removeItem(atPath: out + "/" + path)
+        let result = try verify(out)
+        XCTAssertEqual(result.findings.map(\.kind), [.missingOutput])
+        XCTAssertEqual(result.findings.first?.id, "b.png")
+        XCTAssertEqual(result.findings.first?.path, path)
+        XCTAssertEqual(result.exitStatus, .failures)
+        XCTAssertEqual(result.lines.count, 2)
+        XCTAssertTrue(result.lines[0].contains("b.png: \(path) does not exist"), result.lines[0])
+        XCTAssertTrue(result.lines[1].hasPrefix("verify: 1 finding (1 in the outputs)"), result.lines[1])
+    }
+
+    func testAlteredByteIsOneFinding() async throws {
+        let out = try await freshRun()
+        let path = try XCTUnwrap(readManifest(out).item("a.jpg")?.outputs.first?.path)
+        let url = URL(fileURLWithPath: out + "/" + path)
+        var bytes = try Data(contentsOf: url)
+        bytes[bytes.count - 20] ^= 0x55  // in the entropy-coded data, before the end marker
+        try bytes.write(to: url)
+        let result = try verify(out)
+        XCTAssertEqual(result.findings.map(\.kind), [.hashMismatch])
+        XCTAssertEqual(result.findings.first?.id, "a.jpg")
+    }
+
+    func testTruncatedOutputIsASizeMismatch() async throws {
+        let out = try await freshRun()
+        let path = try XCTUnwrap(readManifest(out).item("c/d.webp")?.outputs.last?.path)
+        let url = URL(fileURLWithPath: out + "/" + path)
+        try Data(contentsOf: url).prefix(10).write(to: url)
+        let result = try verify(out)
+        // Ten bytes of WebP: a size mismatch, and no header to read.
+        XCTAssertEqual(result.findings.map(\.kind), [.sizeMismatch, .unreadableOutput])
+    }
+
+    func testRecordedDimensionsThatLieAreOneFinding() async throws {
+        let out = try await freshRun()
+        try rewriteManifest(out) { manifest in
+            manifest.items[0].outputs[0].width += 1
+        }
+        let result = try verify(out)
+        XCTAssertEqual(result.findings.map(\.kind), [.dimensionMismatch])
+        XCTAssertTrue(result.findings[0].message.contains("the manifest says"), result.findings[0].message)
+    }
+
+    func testOutputLargerThanItsBox() async throws {
+        let out = try await freshRun()
+        let manifest = try readManifest(out)
+        let output = try XCTUnwrap(manifest.item("b.png")?.outputs.first { $0.size == "100x40" })
+        // Replace the thumbnail by a bigger image and record it faithfully:
+        // only the box is wrong.
+        TestImages.write(out + "/" + output.path, width: 120, height: 50)
+        let data = try Data(contentsOf: URL(fileURLWithPath: out + "/" + output.path))
+        try rewriteManifest(out) { manifest in
+            let i = manifest.items.firstIndex { $0.id == "b.png" }!
+            let o = manifest.items[i].outputs.firstIndex { $0.size == "100x40" }!
+            manifest.items[i].outputs[o].width = 120
+            manifest.items[i].outputs[o].height = 50
+            manifest.items[i].outputs[o].bytes = Int64(data.count)
+            manifest.items[i].outputs[o].sha256 = SHA256Hex.of(data)
+        }
+        let result = try verify(out)
+        XCTAssertEqual(result.findings.map(\.kind), [.outsideBox])
+        XCTAssertTrue(result.findings[0].message.contains("larger than its box 100×40"), result.findings[0].message)
+    }
+
+    func testMissingSizeAndHostileIdStayOneLine() async throws {
+        let out = try await freshRun()
+        try rewriteManifest(out) { manifest in
+            manifest.items[1].id = "evil\nid\u{1b}[31m"
+            manifest.items[1].outputs.removeLast()
+        }
+        let result = try verify(out)
+        XCTAssertEqual(result.findings.map(\.kind), [.missingSize])
+        XCTAssertEqual(result.lines[0].split(separator: "\n").count, 1)
+        XCTAssertTrue(result.lines[0].contains("evil\\nid\\u{1b}[31m: no output for size 100x40"), result.lines[0])
+    }
+
+    /// Against a baseline: an item added, one missing, a status change,
+    /// changed dimensions, and an output more than 10% bigger.
+    func testAgainstBaseline() async throws {
+        let dir = TestImages.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let src = dir + "/src"
+        TestImages.write(src + "/keep.jpg", width: 120, height: 90)
+        TestImages.write(src + "/gone.jpg", width: 100, height: 100)
+        TestImages.write(src + "/breaks.jpg", width: 80, height: 60)
+        TestImages.write(src + "/grows.jpg", width: 90, height: 120)
+        TestImages.write(src + "/resized.png", width: 150, height: 50)
+        let sizes = [ThumbSize(width: 64, height: 64)]
+        _ = try await runThumbs([src], out: dir + "/baseline") { $0.output.sizes = sizes }
+
+        // The baseline recorded a smaller output for keep.jpg: it has grown by more than 10% since.
+        var baseline = try readManifest(dir + "/baseline")
+        let keep = baseline.items.firstIndex { $0.id == "keep.jpg" }!
+        baseline.items[keep].outputs[0].bytes = baseline.items[keep].outputs[0].bytes * 10 / 13
+        let grows = baseline.items.firstIndex { $0.id == "grows.jpg" }!
+        baseline.items[grows].outputs[0].bytes = baseline.items[grows].outputs[0].bytes * 100 / 105  // +5%: tolerated
+        let baselinePath = dir + "/baseline.json"
+        try JSONCoding.encode(baseline).write(to: URL(fileURLWithPath: baselinePath))
+
+        try FileManager.default.removeItem(atPath: src + "/gone.jpg")
+        TestImages.write(src + "/new.jpg", width: 70, height: 70)
+        try Data("no longer a JPEG".utf8).write(to: URL(fileURLWithPath: src + "/breaks.jpg"))
+        TestImages.write(src + "/resized.png", width: 50, height: 150)
+        _ = try await runThumbs([src], out: dir + "/now") { $0.output.sizes = sizes }
+
+        let result = try ManifestVerifier(manifestPath: dir + "/now/manifest.json", baselinePath: baselinePath).run()
+        let found = Dictionary(grouping: result.findings, by: \.id).mapValues { $0.map(\.kind) }
+        XCTAssertEqual(found, [
+            "breaks.jpg": [.statusChanged],
+            "keep.jpg": [.outputSizeChanged],
+            "resized.png": [.sourceDimensionsChanged, .outputDimensionsChanged],
+            "new.jpg": [.added],
+            "gone.jpg": [.missing],
+        ], result.lines.joined(separator: "\n"))
+        XCTAssertEqual(result.exitStatus, .failures)
+        let status = result.findings.first { $0.kind == .statusChanged }!
+        XCTAssertTrue(status.message.hasPrefix("status ok → failed (unsupported) ("), status.message)
+        let resized = result.findings.first { $0.kind == .sourceDimensionsChanged }!
+        XCTAssertEqual(resized.message, "source is 50×150, was 150×50")
+        XCTAssertTrue(result.summary.contains("6 findings (6 against \(baselinePath))"), result.summary)
+    }
+}

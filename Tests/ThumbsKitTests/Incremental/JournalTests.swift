@@ -1,0 +1,78 @@
+import Foundation
+import ThumbsTestSupport
+import XCTest
+@testable import ThumbsKit
+
+/// The journal of finished items: appended line by line, read back only with
+/// the settings it was written with, tolerant of a line cut by a crash.
+final class JournalTests: TemporaryFolderTestCase {
+    var path: String { root + "/journal.ndjson" }
+
+    static func item(_ id: String, bytes: Int64 = 10) -> ManifestItem {
+        ManifestItem(id: id, source: "/in/" + id, status: .ok, sha256: "ab", bytes: bytes, format: "jpeg",
+                     width: 40, height: 30, outputs: [], ms: 1, modified: 1_700_000_000.5)
+    }
+
+    func testAppendedItemsAreReadBackInOrder() throws {
+        let settings = OutputSettings()
+        let journal = Journal(path: path)
+        try journal.open(settings: settings, keepExisting: false)
+        journal.append(Self.item("a.jpg"))
+        journal.append(Self.item("sub/b.png", bytes: 20))
+        XCTAssertEqual(Journal.read(path: path, settings: settings), [Self.item("a.jpg"), Self.item("sub/b.png", bytes: 20)])
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(lines.count, 3, "a header and one line per item")
+        XCTAssertTrue(lines[0].contains("thumbs.journal/1"), String(lines[0]))
+    }
+
+    func testAJournalOfOtherSettingsIsIgnored() throws {
+        let journal = Journal(path: path)
+        try journal.open(settings: OutputSettings(), keepExisting: false)
+        journal.append(Self.item("a.jpg"))
+        var other = OutputSettings()
+        other.quality = 90
+        XCTAssertEqual(Journal.read(path: path, settings: other), [])
+        XCTAssertEqual(Journal.read(path: root + "/missing.ndjson", settings: OutputSettings()), [])
+    }
+
+    func testALineCutShortByACrashIsSkipped() throws {
+        let settings = OutputSettings()
+        let journal = Journal(path: path)
+        try journal.open(settings: settings, keepExisting: false)
+        journal.append(Self.item("a.jpg"))
+        journal.append(Self.item("b.jpg"))
+        // Cut the file in the middle of the last line, as kill -9 can.
+        let data = try XCTUnwrap(FileManager.default.contents(atPath: path))
+        try data.prefix(data.count - 20).write(to: URL(fileURLWithPath: path))
+        XCTAssertEqual(Journal.read(path: path, settings: settings).map(\.id), ["a.jpg"])
+    }
+
+    func testReopeningKeepsOrTruncates() throws {
+        let settings = OutputSettings()
+        let first = Journal(path: path)
+        try first.open(settings: settings, keepExisting: false)
+        first.append(Self.item("a.jpg"))
+        let resumed = Journal(path: path)
+        try resumed.open(settings: settings, keepExisting: true)
+        resumed.append(Self.item("b.jpg"))
+        XCTAssertEqual(Journal.read(path: path, settings: settings).map(\.id), ["a.jpg", "b.jpg"], "one header, both items")
+        let headers = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "thumbs.journal/1").count - 1
+        XCTAssertEqual(headers, 1)
+        let fresh = Journal(path: path)
+        try fresh.open(settings: settings, keepExisting: false)
+        XCTAssertEqual(Journal.read(path: path, settings: settings), [])
+        fresh.remove()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+    }
+
+    func testALinkAtTheJournalsPathIsRefused() throws {
+        let target = root + "/elsewhere.txt"
+        try Data("precious\n".utf8).write(to: URL(fileURLWithPath: target))
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
+        XCTAssertThrowsError(try Journal(path: path).open(settings: OutputSettings(), keepExisting: true)) { error in
+            XCTAssertEqual((error as? RunError)?.exitCode, .fatal)
+            XCTAssertTrue((error as? RunError)?.message.contains("cannot write the journal") == true, "\(error)")
+        }
+        XCTAssertEqual(try String(contentsOfFile: target, encoding: .utf8), "precious\n")
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import ThumbsTestSupport
+import XCTest
+@testable import ThumbsKit
+
+/// What a re-run may skip: the last manifest and the journal of an
+/// interrupted run, read with the current settings, and a source that has
+/// not changed with outputs still intact.
+final class PreviousRunTests: TemporaryFolderTestCase {
+    var manifestPath: String { root + "/manifest.json" }
+    var journalPath: String { root + "/journal.ndjson" }
+
+    static func item(_ id: String, status: ItemStatus = .ok, bytes: Int64 = 100, modified: Double = 1_700_000_000,
+                     outputs: [ManifestOutput] = []) -> ManifestItem {
+        ManifestItem(id: id, source: "/in/" + id, status: status, sha256: "ab", bytes: bytes, format: "jpeg",
+                     width: 40, height: 30, outputs: outputs, ms: 1, modified: modified)
+    }
+
+    private func writeManifest(_ items: [ManifestItem], settings: OutputSettings = OutputSettings()) throws {
+        let manifest = Manifest(tool: .init(libvips: "8.14.1"), startedAt: "s", finishedAt: "f", settings: settings, items: items)
+        try ManifestWriter.encode(manifest).write(to: URL(fileURLWithPath: manifestPath))
+    }
+
+    private func load(_ settings: OutputSettings = OutputSettings()) -> PreviousRun {
+        PreviousRun.load(manifestPath: manifestPath, journalPath: journalPath, settings: settings)
+    }
+
+    private func file(_ id: String, size: Int64 = 100, modified: Double = 1_700_000_000) -> SourceItem {
+        SourceItem(id: id, source: "/in/" + id, origin: .file(path: "/in/" + id, size: size, modified: modified))
+    }
+
+    func testNothingBeforeIsAFirstRun() {
+        let previous = load()
+        XCTAssertTrue(previous.items.isEmpty)
+        XCTAssertTrue(previous.settingsMatch)
+        XCTAssertFalse(previous.resumed)
+        XCTAssertNil(previous.unreadableManifest)
+    }
+
+    func testTheManifestIsUsedOnlyWithTheSameSettings() throws {
+        try writeManifest([Self.item("a.jpg"), Self.item("b.jpg")])
+        let same = load()
+        XCTAssertTrue(same.settingsMatch)
+        XCTAssertEqual(same.order, ["a.jpg", "b.jpg"])
+        XCTAssertEqual(same.items["b.jpg"], Self.item("b.jpg"))
+        var other = OutputSettings()
+        other.quality = 50
+        let changed = load(other)
+        XCTAssertFalse(changed.settingsMatch)
+        XCTAssertTrue(changed.items.isEmpty)
+        XCTAssertNil(changed.unchangedSource(file("a.jpg")), "other settings: everything is redone")
+    }
+
+    func testJournalRecordsWinAndNewOnesFollowTheManifestsOrder() throws {
+        try writeManifest([Self.item("a.jpg"), Self.item("b.jpg")])
+        let journal = Journal(path: journalPath)
+        try journal.open(settings: OutputSettings(), keepExisting: false)
+        journal.append(Self.item("b.jpg", bytes: 222))
+        journal.append(Self.item("c.jpg"))
+        let previous = load()
+        XCTAssertTrue(previous.resumed)
+        XCTAssertEqual(previous.order, ["a.jpg", "b.jpg", "c.jpg"])
+        XCTAssertEqual(previous.items["b.jpg"]?.bytes, 222)
+    }
+
+    func testAnUnchangedSourceIsOneWithTheSameSizeAndTime() throws {
+        try writeManifest([Self.item("a.jpg"), Self.item("broken.jpg", status: .failed)])
+        let previous = load()
+        XCTAssertEqual(previous.unchangedSource(file("a.jpg"))?.id, "a.jpg")
+        XCTAssertNil(previous.unchangedSource(file("a.jpg", size: 101)), "size changed")
+        XCTAssertNil(previous.unchangedSource(file("a.jpg", modified: 1_700_000_001)), "modified since")
+        XCTAssertNil(previous.unchangedSource(file("broken.jpg")), "failures are retried")
+        XCTAssertNil(previous.unchangedSource(file("new.jpg")), "not in the manifest")
+        let remote = SourceItem(id: "a.jpg", source: "http://h/a.jpg", origin: .remote(url: "http://h/a.jpg", meta: EntryMeta([:], url: nil)))
+        XCTAssertNil(previous.unchangedSource(remote), "remote sources are not judged by size and time")
+    }
+
+    func testOutputsMustStillBeThereWithTheirRecordedBytes() throws {
+        let out = try OutputDirectory(path: root + "/out", synchronise: false)
+        let bytes = Data("a thumbnail".utf8)
+        try FileManager.default.createDirectory(atPath: out.absolute("256"), withIntermediateDirectories: true)
+        try bytes.write(to: URL(fileURLWithPath: out.absolute("256/a.jpg")))
+        let output = ManifestOutput(size: "256", path: "256/a.jpg", width: 4, height: 3, bytes: Int64(bytes.count),
+                                    format: "jpeg", sha256: SHA256Hex.of(bytes))
+        try writeManifest([Self.item("a.jpg", outputs: [output])])
+        let previous = load()
+        XCTAssertEqual(previous.unchangedRecord(for: file("a.jpg"), expectedPaths: ["256/a.jpg"], out: out)?.id, "a.jpg")
+        XCTAssertNil(previous.unchangedRecord(for: file("a.jpg"), expectedPaths: ["512/a.jpg"], out: out), "other sizes asked")
+        try Data("a thumbnaiL".utf8).write(to: URL(fileURLWithPath: out.absolute("256/a.jpg")))
+        XCTAssertNil(previous.unchangedRecord(for: file("a.jpg"), expectedPaths: ["256/a.jpg"], out: out), "same size, other bytes")
+        try FileManager.default.removeItem(atPath: out.absolute("256/a.jpg"))
+        XCTAssertNil(previous.unchangedRecord(for: file("a.jpg"), expectedPaths: ["256/a.jpg"], out: out), "output deleted")
+    }
+}

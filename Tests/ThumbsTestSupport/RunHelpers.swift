@@ -1,0 +1,32 @@
+import Foundation
+import XCTest
+import ThumbsKit
+
+/// Runs the pipeline in-process, as `thumbs run` would.
+public func runThumbs(_ sources: [String], out: String, configure: (inout RunOptions) -> Void = { _ in }) async throws -> ThumbsRun.Outcome {
+    var options = RunOptions(sources: sources, outputDirectory: out)
+    options.jobs = 2
+    options.progress = .never
+    options.verbosity = .quiet
+    configure(&options)
+    return try await ThumbsRun(options: options).run()
+}
+
+public func readManifest(_ out: String) throws -> Manifest {
+    try JSONDecoder().decode(Manifest.self, from: Data(contentsOf: URL(fileURLWithPath: out + "/manifest.json")))
+}
+
+extension Manifest {
+    public func item(_ id: String, file: StaticString = #filePath, line: UInt = #line) -> ManifestItem? {
+        let found = items.first { $0.id == id }
+        if found == nil { XCTFail("no item \(id) in manifest: \(items.map(\.id))", file: file, line: line) }
+        return found
+    }
+}
+
+extension RunOptions {
+    /// Square boxes of these sizes: `size([64])` is `--size 64`.
+    public mutating func size(_ sizes: [Int]) {
+        output.sizes = sizes.map { ThumbSize(width: $0, height: $0) }
+    }
+}
