@@ -7,7 +7,9 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 OUT ?= thumbs-out
-BIN := .build/release/thumbs
+# CONFIG=debug builds and runs the debug binary (CI: `make test` built it already).
+CONFIG ?= release
+BIN := .build/$(CONFIG)/thumbs
 
 .PHONY: setup build run test test-unit bench report-screenshot clean build-static check-static install uninstall image
 
@@ -22,7 +24,7 @@ setup:
 	@pkg-config --modversion vips >/dev/null && echo "libvips $$(pkg-config --modversion vips)"
 
 build: setup
-	$(SWIFT) build -c release
+	$(SWIFT) build -c $(CONFIG)
 
 # The demo: Samples/ holds one broken file on purpose, so one failure is tolerated.
 run: build
