@@ -19,6 +19,7 @@
  */
 #include "CVipsShim.h"
 #include "jpeg_dc.h"
+#include "jpeg_prog.h"
 
 #include <setjmp.h>
 #include <stdint.h>
@@ -288,6 +289,17 @@ int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
             jpeg_destroy_decompress(&cinfo);
             fill_result(out, dc, width, height, bands, xres, yres, orientation,
                         icc, profile_length, decoder);
+            return 0;
+        }
+    }
+    if (cinfo.progressive_mode && (shrink == 2 || shrink == 4)) {
+        /* Only the coefficients the reduced IDCT reads (jpeg_prog.c). */
+        uint8_t *reduced = NULL;
+        if (jpeg_prog_decode(&cinfo, (const uint8_t *) buf + len, shrink, max_bytes,
+                             &reduced, &width, &height, &bands) == 0) {
+            jpeg_destroy_decompress(&cinfo);
+            fill_result(out, reduced, width, height, bands, xres, yres, orientation,
+                        icc, profile_length, JPEG_DECODER_PROGRESSIVE_COMPACT);
             return 0;
         }
     }
