@@ -831,54 +831,84 @@ static inline uint8_t to_sample(float v) {
     return (uint8_t) (int) v;
 }
 
-/* IDCTs every block of `comp` into a plane of pw*n x ph*n samples. */
-static void render_plane(const pg_component *comp, uint8_t *plane) {
+/* Sample rows of one component, rendered from the coefficients a block
+ * row at a time into a ring of three block rows (upsampling reads at most
+ * the rows either side), so no whole plane is ever held. */
+typedef struct {
+    const pg_component *comp;
+    float t[8][8];     /* the reduced IDCT matrix */
+    float q[64];       /* the kept quantisers, k x k */
+    size_t stride;     /* samples a row: pw * n */
+    uint8_t *ring;     /* 3 block rows of n sample rows */
+    size_t held[3];    /* block row in each slot, SIZE_MAX when none */
+} pg_rows;
+
+static int rows_init(pg_rows *rows, const pg_component *comp) {
     int n = comp->n, kept = comp->k;
-    size_t nn = (size_t) kept * kept, stride = comp->pw * (size_t) n;
-    float t[8][8];
-    idct_matrix(n, kept, t);
-    float q[64];
+    rows->comp = comp;
+    idct_matrix(n, kept, rows->t);
     for (int v = 0; v < kept; v++)
         for (int u = 0; u < kept; u++)
-            q[v * kept + u] = (float) (int16_t) comp->q[v * 8 + u];
-    for (size_t by = 0; by < comp->ph; by++)
-        for (size_t bx = 0; bx < comp->pw; bx++) {
-            const int16_t *c = comp->coef + (by * comp->pw + bx) * nn;
-            float rows[8][8]; /* rows[v][j]: row pass over u */
-            for (int v = 0; v < kept; v++) {
-                float d[8];
-                int any = 0;
-                for (int u = 0; u < kept; u++) {
-                    d[u] = (float) c[v * kept + u] * q[v * kept + u];
-                    any |= c[v * kept + u];
-                }
-                for (int j = 0; j < n; j++) {
-                    float s = 0;
-                    if (any)
-                        for (int u = 0; u < kept; u++)
-                            s += t[j][u] * d[u];
-                    rows[v][j] = s;
-                }
+            rows->q[v * kept + u] = (float) (int16_t) comp->q[v * 8 + u];
+    rows->stride = comp->pw * (size_t) n;
+    rows->ring = malloc(3 * (size_t) n * rows->stride);
+    rows->held[0] = rows->held[1] = rows->held[2] = SIZE_MAX;
+    return rows->ring ? 0 : -1;
+}
+
+/* IDCTs block row `by` into `out` (n rows of `stride` samples). */
+static void render_block_row(const pg_rows *rows, size_t by, uint8_t *out) {
+    const pg_component *comp = rows->comp;
+    int n = comp->n, kept = comp->k;
+    size_t nn = (size_t) kept * kept, stride = rows->stride;
+    for (size_t bx = 0; bx < comp->pw; bx++) {
+        const int16_t *c = comp->coef + (by * comp->pw + bx) * nn;
+        float pass[8][8]; /* pass[v][j]: the row pass over u */
+        for (int v = 0; v < kept; v++) {
+            float d[8];
+            int any = 0;
+            for (int u = 0; u < kept; u++) {
+                d[u] = (float) c[v * kept + u] * rows->q[v * kept + u];
+                any |= c[v * kept + u];
             }
-            uint8_t *out = plane + by * (size_t) n * stride + bx * (size_t) n;
-            for (int i = 0; i < n; i++) {
-                for (int j = 0; j < n; j++) {
-                    float s = 0;
-                    for (int v = 0; v < kept; v++)
-                        s += t[i][v] * rows[v][j];
-                    out[j] = to_sample(s);
-                }
-                out += stride;
+            for (int j = 0; j < n; j++) {
+                float sum = 0;
+                if (any)
+                    for (int u = 0; u < kept; u++)
+                        sum += rows->t[j][u] * d[u];
+                pass[v][j] = sum;
             }
         }
+        uint8_t *o = out + bx * (size_t) n;
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                float sum = 0;
+                for (int v = 0; v < kept; v++)
+                    sum += rows->t[i][v] * pass[v][j];
+                o[j] = to_sample(sum);
+            }
+            o += stride;
+        }
+    }
+}
+
+/* Sample row `r` of the component's plane (r < ph * n). */
+static const uint8_t *plane_row(pg_rows *rows, size_t r) {
+    size_t n = (size_t) rows->comp->n, by = r / n;
+    int slot = (int) (by % 3);
+    uint8_t *base = rows->ring + (size_t) slot * n * rows->stride;
+    if (rows->held[slot] != by) {
+        render_block_row(rows, by, base);
+        rows->held[slot] = by;
+    }
+    return base + (r % n) * rows->stride;
 }
 
 /* Component row `y` of the output, `ow` samples, upsampled as libjpeg's
  * jdsample.c does: h2v1 "fancy" (or replicated when the plane is at most 2
  * samples wide), h1v2 "fancy" with the edge rows replicated. */
-static void component_row(const pg_component *comp, const uint8_t *plane, size_t y, size_t ow,
-                          uint8_t *line) {
-    size_t stride = comp->pw * (size_t) comp->n;
+static void component_row(pg_rows *rows, size_t y, size_t ow, uint8_t *line) {
+    const pg_component *comp = rows->comp;
     if (comp->rv == 2) {
         size_t row = y / 2, other;
         int bias;
@@ -889,12 +919,12 @@ static void component_row(const pg_component *comp, const uint8_t *plane, size_t
             other = row + 1 < comp->dh ? row + 1 : comp->dh - 1;
             bias = 2;
         }
-        const uint8_t *a = plane + row * stride, *c = plane + other * stride;
+        const uint8_t *a = plane_row(rows, row), *c = plane_row(rows, other);
         for (size_t x = 0; x < ow; x++)
             line[x] = (uint8_t) ((a[x] * 3 + c[x] + bias) >> 2);
         return;
     }
-    const uint8_t *in = plane + y * stride;
+    const uint8_t *in = plane_row(rows, y);
     if (comp->rh == 1) {
         memcpy(line, in, ow);
         return;
@@ -941,21 +971,23 @@ int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, siz
     size_t ow = st.width / (size_t) shrink, oh = st.height / (size_t) shrink;
     ow = ow ? ow : 1;
     oh = oh ? oh : 1;
-    /* Everything allocated at once: the kept coefficients and bits, the
-     * sample planes and the output. */
+    /* What is allocated at once: the kept coefficients and bits, three
+     * block rows of samples per component and the output. */
     size_t total = 0;
     for (int c = 0; c < nc; c++) {
         pg_component *comp = &st.comp[c];
         size_t blocks = comp->pw * comp->ph;
-        size_t per_block = 2 * (size_t) comp->k * (size_t) comp->k + sizeof(uint64_t) +
-                           (size_t) comp->n * (size_t) comp->n;
-        if (add_size(&total, blocks, per_block))
+        size_t per_block = 2 * (size_t) comp->k * (size_t) comp->k + sizeof(uint64_t);
+        if (add_size(&total, blocks, per_block) ||
+            add_size(&total, comp->pw * 3, (size_t) comp->n * (size_t) comp->n))
             return -1;
     }
     if (add_size(&total, ow * (size_t) nc, oh) || total > max_bytes)
         return -1;
 
-    uint8_t *pixels = NULL, *plane[3] = { NULL, NULL, NULL }, *scratch = NULL;
+    uint8_t *pixels = NULL, *scratch = NULL;
+    pg_rows rows[3];
+    memset(rows, 0, sizeof rows);
     int result = -1;
     st.derived = malloc(sizeof(pg_huff) * 8);
     if (!st.derived)
@@ -993,15 +1025,11 @@ int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, siz
                 goto done;
 
     for (int c = 0; c < nc; c++) {
-        pg_component *comp = &st.comp[c];
-        plane[c] = malloc(comp->pw * comp->ph * (size_t) comp->n * (size_t) comp->n);
-        if (!plane[c])
+        /* The nonzero bits are for parsing only. */
+        free(st.comp[c].nz);
+        st.comp[c].nz = NULL;
+        if (rows_init(&rows[c], &st.comp[c]))
             goto done;
-        render_plane(comp, plane[c]);
-        free(comp->coef);
-        free(comp->nz);
-        comp->coef = NULL;
-        comp->nz = NULL;
     }
     pixels = malloc(ow * oh * (size_t) nc);
     scratch = malloc(3 * ow);
@@ -1010,13 +1038,13 @@ int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, siz
     for (size_t y = 0; y < oh; y++) {
         uint8_t *o = pixels + y * ow * (size_t) nc;
         if (nc == 1) {
-            component_row(&st.comp[0], plane[0], y, ow, o);
+            component_row(&rows[0], y, ow, o);
             continue;
         }
         uint8_t *line[3];
         for (int c = 0; c < 3; c++) {
             line[c] = scratch + (size_t) c * ow;
-            component_row(&st.comp[c], plane[c], y, ow, line[c]);
+            component_row(&rows[c], y, ow, line[c]);
         }
         for (size_t x = 0; x < ow; x++) {
             int Y = line[0][x], cb = line[1][x] - 128, cr = line[2][x] - 128;
@@ -1041,7 +1069,7 @@ done:
     free(pixels);
     free(scratch);
     for (int c = 0; c < nc; c++) {
-        free(plane[c]);
+        free(rows[c].ring);
         free(st.comp[c].coef);
         free(st.comp[c].nz);
     }
