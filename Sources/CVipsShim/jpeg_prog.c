@@ -92,6 +92,10 @@ typedef struct {
 
 typedef struct {
     uint16_t look[1 << LOOK]; /* length << 8 | symbol; 0 when longer than LOOK */
+    /* AC tables: a whole coefficient (code and magnitude bits within LOOK
+     * bits) at once: value << 16 | run << 8 | bits taken; 0 when it does not
+     * fit or is no coefficient (EOBn, ZRL). */
+    int32_t fast[1 << LOOK];
     int32_t maxcode[18];
     int32_t valoffset[18];
     uint8_t values[256];
@@ -119,6 +123,7 @@ static int build_huff(const pg_raw_huff *table, pg_huff *h, int dc) {
         code <<= 1;
     }
     memset(h->look, 0, sizeof h->look);
+    memset(h->fast, 0, sizeof h->fast);
     memcpy(h->values, table->values, 256);
     code = 0;
     int k = 0;
@@ -129,8 +134,16 @@ static int build_huff(const pg_raw_huff *table, pg_huff *h, int dc) {
             if (l > LOOK)
                 continue;
             int shift = LOOK - l;
-            for (uint32_t j = code << shift; j < (code + 1) << shift; j++)
+            int r = table->values[k] >> 4, size = table->values[k] & 15;
+            for (uint32_t j = code << shift; j < (code + 1) << shift; j++) {
                 h->look[j] = (uint16_t) (l << 8 | table->values[k]);
+                if (dc || size == 0 || l + size > LOOK)
+                    continue;
+                int32_t m = (int32_t) (j >> (LOOK - l - size)) & ((1 << size) - 1);
+                if (m < (1 << (size - 1)))
+                    m += (int32_t) (~0u << size) + 1;
+                h->fast[j] = (int32_t) ((uint32_t) m << 16 | (uint32_t) (r << 8 | (l + size)));
+            }
         }
         h->maxcode[l] = n ? (int32_t) code - 1 : -1;
         code <<= 1;
@@ -276,6 +289,7 @@ typedef struct {
     int16_t *coef;     /* n x n kept coefficients per block, natural order */
     uint64_t *nz;      /* per block: bit k (zigzag) set when coefficient k != 0 */
     int8_t slot[64];   /* zigzag k -> index among the kept coefficients, or -1 */
+    uint64_t kept;     /* bit k set when slot[k] >= 0 */
     int quant_table;
     int latched;
     uint16_t q[64];    /* quantisers (natural order) as of the first scan */
@@ -381,9 +395,12 @@ static int setup_frame(pg_state *st, j_decompress_ptr cinfo, const uint8_t *end,
         size_t den_h = (size_t) st->hmax * 8, den_v = (size_t) st->vmax * 8;
         comp->dw = (st->width * (size_t) comp->h * (size_t) n + den_h - 1) / den_h;
         comp->dh = (st->height * (size_t) comp->v * (size_t) n + den_v - 1) / den_v;
+        comp->kept = 0;
         for (int k = 0; k < 64; k++) {
             int pos = natural_order[k], row = pos >> 3, col = pos & 7;
             comp->slot[k] = (int8_t) (row < comp->k && col < comp->k ? row * comp->k + col : -1);
+            if (comp->slot[k] >= 0)
+                comp->kept |= (uint64_t) 1 << k;
         }
         comp->quant_table = info->quant_tbl_no;
         if (comp->quant_table < 0 || comp->quant_table >= 4)
@@ -631,7 +648,7 @@ static inline void refine_kept(int16_t *coef, int slot, int p1) {
 }
 
 /* One block of an AC first scan. Returns 0 or -1. */
-static inline int ac_first_block(pg_bits *b, const pg_huff *h, const pg_scan *scan,
+static inline __attribute__((always_inline)) int ac_first_block(pg_bits *b, const pg_huff *h, const pg_scan *scan,
                                  unsigned *eobrun, int16_t *coef, uint64_t *nz,
                                  const int8_t *slot) {
     if (*eobrun) {
@@ -641,6 +658,21 @@ static inline int ac_first_block(pg_bits *b, const pg_huff *h, const pg_scan *sc
     int Se = scan->Se, Al = scan->Al;
     uint64_t bits = *nz;
     for (int k = scan->Ss; k <= Se; k++) {
+        if (b->nbits < 32)
+            refill(b);
+        int32_t e = h->fast[b->acc >> (64 - LOOK)];
+        if (e) {
+            drop(b, e & 0xFF);
+            k += (e >> 8) & 0xFF;
+            if (k > Se)
+                return -1;
+            int16_t value = (int16_t) ((uint32_t) (e >> 16) << Al);
+            uint64_t bit = (uint64_t) 1 << k;
+            bits = value ? bits | bit : bits & ~bit;
+            if (slot[k] >= 0)
+                coef[slot[k]] = value;
+            continue;
+        }
         int s = symbol(b, h);
         if (s < 0)
             return -1;
@@ -669,15 +701,42 @@ static inline int ac_first_block(pg_bits *b, const pg_huff *h, const pg_scan *sc
     return 0;
 }
 
-/* One block of an AC refinement scan (G.1.2.3; jdphuff.c). Returns 0 or -1. */
-static inline int ac_refine_block(pg_bits *b, const pg_huff *h, const pg_scan *scan,
+/* Bits k...Se (k may be 64: none). */
+static inline uint64_t band(int k, int Se) {
+    uint64_t low = k >= 64 ? 0 : ~(uint64_t) 0 << k;
+    uint64_t high = Se >= 63 ? ~(uint64_t) 0 : ((uint64_t) 1 << (Se + 1)) - 1;
+    return low & high;
+}
+
+/* Reads the correction bits of the nonzero coefficients in `mask`, in order,
+ * refining the kept ones (`kept`: their bits); the others' bits are only
+ * skipped, in bulk once no kept one is left. */
+static inline __attribute__((always_inline)) void correct(pg_bits *b, uint64_t mask, uint64_t kept, int16_t *coef,
+                           const int8_t *slot, int p1) {
+    while (mask & kept) {
+        int k = __builtin_ctzll(mask);
+        mask &= mask - 1;
+        if (get_bit(b) && slot[k] >= 0)
+            refine_kept(coef, slot[k], p1);
+    }
+    int rest = __builtin_popcountll(mask);
+    while (rest > 0) {
+        int n = rest > 16 ? 16 : rest;
+        get_bits(b, n);
+        rest -= n;
+    }
+}
+
+/* One block of an AC refinement scan (G.1.2.3; jdphuff.c, whose loop over
+ * the coefficients this does with bit masks). Returns 0 or -1. */
+static inline __attribute__((always_inline)) int ac_refine_block(pg_bits *b, const pg_huff *h, const pg_scan *scan,
                                   unsigned *eobrun, int16_t *coef, uint64_t *nz,
-                                  const int8_t *slot) {
+                                  const int8_t *slot, uint64_t kept) {
     int Se = scan->Se, p1 = 1 << scan->Al;
     uint64_t bits = *nz;
     int k = scan->Ss;
     if (*eobrun == 0) {
-        for (; k <= Se; k++) {
+        while (k <= Se) {
             int s = symbol(b, h);
             if (s < 0)
                 return -1;
@@ -695,15 +754,14 @@ static inline int ac_refine_block(pg_bits *b, const pg_huff *h, const pg_scan *s
                 *eobrun = run;
                 break;
             }
-            do {
-                if (bits >> k & 1) {
-                    if (get_bit(b))
-                        refine_kept(coef, slot[k], p1);
-                } else if (--r < 0) {
-                    break;
-                }
-                k++;
-            } while (k <= Se);
+            /* Past r zero coefficients, to the next zero one; correction
+             * bits for the nonzero ones on the way. */
+            uint64_t range = band(k, Se), zeros = ~bits & range;
+            for (int i = 0; i < r && zeros; i++)
+                zeros &= zeros - 1;
+            int target = zeros ? __builtin_ctzll(zeros) : Se + 1;
+            correct(b, bits & range & ~band(target, 63), kept, coef, slot, p1);
+            k = target;
             if (value) {
                 if (k > Se)
                     return -1;
@@ -711,22 +769,62 @@ static inline int ac_refine_block(pg_bits *b, const pg_huff *h, const pg_scan *s
                 if (slot[k] >= 0)
                     coef[slot[k]] = (int16_t) value;
             }
+            k++;
         }
     }
     if (*eobrun > 0) {
-        for (; k <= Se; k++)
-            if (bits >> k & 1)
-                if (get_bit(b))
-                    refine_kept(coef, slot[k], p1);
+        correct(b, bits & band(k, Se), kept, coef, slot, p1);
         (*eobrun)--;
     }
     *nz = bits;
     return 0;
 }
 
+/* An AC scan (one component, one block an MCU, its real blocks only), with
+ * `refine` a constant so that each kind gets its own loop. Returns 0 or -1. */
+static inline __attribute__((always_inline)) int ac_scan(pg_state *st, const pg_scan *scan,
+                                                         pg_bits *b, int refine) {
+    pg_component *comp = &st->comp[scan->comp[0]];
+    const pg_huff *ac = &st->derived[4 + scan->ac_table[0]];
+    size_t nn = (size_t) comp->k * (size_t) comp->k;
+    unsigned eobrun = 0, restart = st->restart_interval, left = restart;
+    int next_rst = 0;
+    for (size_t my = 0; my < comp->bh; my++) {
+        int16_t *coef = comp->coef + my * comp->pw * nn;
+        uint64_t *nz = comp->nz + my * comp->pw;
+        for (size_t mx = 0; mx < comp->bw; mx++, coef += nn, nz++) {
+            if (restart) {
+                if (left == 0) {
+                    if (read_restart(b, next_rst))
+                        return -1;
+                    eobrun = 0;
+                    next_rst = (next_rst + 1) & 7;
+                    left = restart;
+                }
+                left--;
+            }
+            if (refine ? ac_refine_block(b, ac, scan, &eobrun, coef, nz, comp->slot, comp->kept)
+                       : ac_first_block(b, ac, scan, &eobrun, coef, nz, comp->slot))
+                return -1;
+            if (b->nbits < b->pad)
+                return -1; /* bits taken from past the end of the data */
+        }
+    }
+    return 0;
+}
+
 /* Decodes one scan into the kept coefficients. Sets *next to the byte after
  * the scan's data. Returns 0 or -1. */
 static int decode_scan(pg_state *st, const pg_scan *scan, int kind, const uint8_t **next) {
+    if (kind == SCAN_AC_FIRST || kind == SCAN_AC_REFINE) {
+        pg_bits b = { scan->data, st->end, 0, 0, 0, 0 };
+        if (kind == SCAN_AC_FIRST ? ac_scan(st, scan, &b, 0) : ac_scan(st, scan, &b, 1))
+            return -1;
+        if (b.nbits - b.pad >= 8)
+            return -1;
+        *next = b.p;
+        return 0;
+    }
     int n = scan->n;
     size_t mcus_x = n == 1 ? st->comp[scan->comp[0]].bw : st->mcux;
     size_t mcus_y = n == 1 ? st->comp[scan->comp[0]].bh : st->mcuy;
@@ -785,7 +883,7 @@ static int decode_scan(pg_state *st, const pg_scan *scan, int kind, const uint8_
                                 return -1;
                             break;
                         default:
-                            if (ac_refine_block(&b, ac, scan, &eobrun, coef, nz, comp->slot))
+                            if (ac_refine_block(&b, ac, scan, &eobrun, coef, nz, comp->slot, comp->kept))
                                 return -1;
                             break;
                         }
@@ -856,10 +954,50 @@ static int rows_init(pg_rows *rows, const pg_component *comp) {
     return rows->ring ? 0 : -1;
 }
 
+typedef float float4 __attribute__((vector_size(16)));
+
+/* The common case, 4x4 coefficients to 4x4 samples (luma at 1/2), with
+ * 4-wide vectors: the same sums as the general loop in the same order. */
+static void render_block_row_4x4(const pg_rows *rows, size_t by, uint8_t *out) {
+    const pg_component *comp = rows->comp;
+    size_t stride = rows->stride;
+    float4 column[4], q[4]; /* column[u][j] = t[j][u]; q[v][u] */
+    for (int u = 0; u < 4; u++)
+        for (int j = 0; j < 4; j++) {
+            column[u][j] = rows->t[j][u];
+            q[u][j] = rows->q[u * 4 + j];
+        }
+    for (size_t bx = 0; bx < comp->pw; bx++) {
+        const int16_t *c = comp->coef + (by * comp->pw + bx) * 16;
+        float4 pass[4]; /* pass[v][j] */
+        for (int v = 0; v < 4; v++) {
+            float4 d = { (float) c[v * 4], (float) c[v * 4 + 1], (float) c[v * 4 + 2], (float) c[v * 4 + 3] };
+            d *= q[v];
+            float4 sum = { 0, 0, 0, 0 };
+            for (int u = 0; u < 4; u++)
+                sum += column[u] * d[u];
+            pass[v] = sum;
+        }
+        uint8_t *o = out + bx * 4;
+        for (int i = 0; i < 4; i++) {
+            float4 sum = { 0, 0, 0, 0 };
+            for (int v = 0; v < 4; v++)
+                sum += pass[v] * rows->t[i][v];
+            for (int j = 0; j < 4; j++)
+                o[j] = to_sample(sum[j]);
+            o += stride;
+        }
+    }
+}
+
 /* IDCTs block row `by` into `out` (n rows of `stride` samples). */
 static void render_block_row(const pg_rows *rows, size_t by, uint8_t *out) {
     const pg_component *comp = rows->comp;
     int n = comp->n, kept = comp->k;
+    if (n == 4 && kept == 4) {
+        render_block_row_4x4(rows, by, out);
+        return;
+    }
     size_t nn = (size_t) kept * kept, stride = rows->stride;
     for (size_t bx = 0; bx < comp->pw; bx++) {
         const int16_t *c = comp->coef + (by * comp->pw + bx) * nn;
