@@ -372,6 +372,11 @@ static int setup_frame(pg_state *st, j_decompress_ptr cinfo, const uint8_t *end,
         comp->v = nc == 1 ? 1 : info->v_samp_factor;
         if (comp->h < 1 || comp->v < 1 || st->hmax % comp->h || st->vmax % comp->v)
             return -1;
+        /* Luma sampled below chroma: libjpeg's larger luma IDCT draws on
+         * coefficients 5 to 7 of blocks that span twice the pixels, so
+         * leaving them out shows (mean 2.7 levels at 1/4): libjpeg's. */
+        if (c == 0 && st->ycc && (comp->h != st->hmax || comp->v != st->vmax))
+            return -1;
         /* jdmaster.c: a larger IDCT instead of upsampling where it divides. */
         int n = n0;
         while (n < 8 && (st->hmax * n0) % (comp->h * n * 2) == 0 &&
