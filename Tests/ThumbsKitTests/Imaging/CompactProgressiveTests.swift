@@ -220,6 +220,24 @@ final class CompactProgressiveTests: XCTestCase {
         try assertCloseToLibjpeg(dri, shrink: 2, "huge restart interval")
     }
 
+    /// Every scan of libjpeg's progressive files has its own Huffman tables
+    /// (DHT between scans, as every test here decodes). A quantisation table
+    /// redefined after the first scan changes nothing: libjpeg latches a
+    /// component's table at its first scan, and so does the compact decode.
+    func testQuantisationTableLatchedAtTheFirstScan() throws {
+        let bytes = Self.writeTextured(root + "/q.jpg", width: 120, height: 88, bands: 3,
+                                       options: "[Q=85,interlace,subsample-mode=on,strip]")
+        let scans = JPEGDCConformanceTests.markers(bytes, 0xDA)
+        XCTAssertGreaterThan(JPEGDCConformanceTests.markers(Array(bytes[scans[0]...]), 0xC4).count, scans.count / 2)
+        let dqt: [UInt8] = [0xFF, 0xDB, 0x00, 0x43, 0x00] + [UInt8](repeating: 99, count: 64)
+        var changed = bytes
+        changed.insert(contentsOf: dqt, at: scans[1])
+        for shrink in [2, 4] {
+            try assertCloseToLibjpeg(changed, shrink: shrink, "DQT after the first scan 1/\(shrink)")
+            XCTAssertEqual(Self.direct(changed, shrink: shrink)?.pixels, Self.direct(bytes, shrink: shrink)?.pixels)
+        }
+    }
+
     /// Random damage to the entropy-coded data and the headers: each file
     /// decodes or fails, none crashes; when the compact path decodes it,
     /// its size is right.
