@@ -6,7 +6,7 @@ import XCTest
 
 /// The compact progressive decode at 1/2 and 1/4 (jpeg_prog.c): it keeps
 /// 4x4 coefficients a block instead of 64, so its pixels differ a little
-/// from libjpeg's reduced IDCT (which also folds in coefficients 5 and 7).
+/// from libjpeg's reduced IDCT (which also folds in coefficients 5 to 7).
 /// Compared with libvips's loader at the same shrink (libjpeg, failing on
 /// any warning): mean absolute difference over all samples <= 1.5 levels,
 /// largest single difference <= 16.
@@ -120,7 +120,7 @@ final class CompactProgressiveTests: XCTestCase {
     /// The progressive fixtures (jpegtran and cjpeg scan scripts: one DC
     /// scan per component, DC refined twice, restarts in every scan, 4:2:2,
     /// 4:4:0). These are noise-like 123 x 85
-    /// images, the worst case for leaving out coefficients 5 and 7, so at
+    /// images, the worst case for leaving out coefficients 5 to 7, so at
     /// 1/2 the bound is looser.
     func testProgressiveFixtures() throws {
         let taken = ["tran-dc-per-component", "tran-dc-refine-per-component", "tran-dc-two-refinements",

@@ -52,7 +52,7 @@ final class DirectJPEGTests: XCTestCase {
                 // noise (a wrong decode would be near 10 dB).
                 let colourAt8 = shrink == 8 && variant.bands == 3
                 // Progressive at 1/2 and 1/4: the compact decode (jpeg_prog.c)
-                // leaves out coefficients 5 and 7, which this noise has.
+                // leaves out coefficients 5 to 7, which this noise has.
                 let compact = variant.name == "progressive" && (shrink == 2 || shrink == 4)
                 XCTAssertGreaterThanOrEqual(psnr, colourAt8 ? 35 : compact ? 30 : 99, label)
             }
