@@ -239,7 +239,7 @@ static inline int32_t extend(pg_bits *b, int n) {
 }
 
 /* The next Huffman symbol, or -1 for a bad code. */
-static inline int symbol(pg_bits *b, const pg_huff *h) {
+static inline __attribute__((always_inline)) int symbol(pg_bits *b, const pg_huff *h) {
     if (b->nbits < 32)
         refill(b);
     uint16_t e = h->look[b->acc >> (64 - LOOK)];
@@ -998,12 +998,48 @@ static void render_block_row_4x4(const pg_rows *rows, size_t by, uint8_t *out) {
     }
 }
 
+/* 4x4 coefficients to 2x2 samples (1/4): the same sums as the general
+ * loop in the same order, the four samples as one vector. */
+static void render_block_row_2x2(const pg_rows *rows, size_t by, uint8_t *out) {
+    const pg_component *comp = rows->comp;
+    size_t stride = rows->stride;
+    /* weight[v][u] over the samples (i, j) = (0,0), (0,1), (1,0), (1,1):
+     * t[i][v] * t[j][u]. The general loop sums over u first, then v. */
+    float4 row_t[4], col_t[4];
+    for (int w = 0; w < 4; w++) {
+        float4 r = { rows->t[0][w], rows->t[1][w], rows->t[0][w], rows->t[1][w] }; /* t[j][u] */
+        float4 c = { rows->t[0][w], rows->t[0][w], rows->t[1][w], rows->t[1][w] }; /* t[i][v] */
+        row_t[w] = r;
+        col_t[w] = c;
+    }
+    for (size_t bx = 0; bx < comp->pw; bx++) {
+        const int16_t *c = comp->coef + (by * comp->pw + bx) * 16;
+        float4 sum = { 0, 0, 0, 0 };
+        for (int v = 0; v < 4; v++) {
+            float4 pass = { 0, 0, 0, 0 };
+            if (c[v * 4] | c[v * 4 + 1] | c[v * 4 + 2] | c[v * 4 + 3])
+                for (int u = 0; u < 4; u++)
+                    pass += row_t[u] * ((float) c[v * 4 + u] * rows->q[v * 4 + u]);
+            sum += pass * col_t[v];
+        }
+        uint8_t *o = out + bx * 2;
+        o[0] = to_sample(sum[0]);
+        o[1] = to_sample(sum[1]);
+        o[stride] = to_sample(sum[2]);
+        o[stride + 1] = to_sample(sum[3]);
+    }
+}
+
 /* IDCTs block row `by` into `out` (n rows of `stride` samples). */
 static void render_block_row(const pg_rows *rows, size_t by, uint8_t *out) {
     const pg_component *comp = rows->comp;
     int n = comp->n, kept = comp->k;
     if (n == 4 && kept == 4) {
         render_block_row_4x4(rows, by, out);
+        return;
+    }
+    if (n == 2 && kept == 4) {
+        render_block_row_2x2(rows, by, out);
         return;
     }
     size_t nn = (size_t) kept * kept, stride = rows->stride;
