@@ -10,6 +10,8 @@
 #
 # fuzz/identity.sh [REV] checks that a change leaves the decoded pixels
 # byte-identical (dchash over generated files, fixtures and the corpus).
+#   fuzz/build.sh prog-run [SECONDS]  fuzzes jpeg_prog.c alone (prog_fuzzer.c)
+#   fuzz/build.sh prog-cover      replays that corpus, prints jpeg_prog.c coverage
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -18,7 +20,7 @@ mkdir -p "$out"
 bin=$(dirname "$(command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)")
 cc=$bin/clang; [[ -x $cc ]] || cc=clang
 shim=$root/Sources/CVipsShim
-srcs="$shim/jpeg_dc.c $shim/jpeg_direct.c"
+srcs="$shim/jpeg_dc.c $shim/jpeg_prog.c $shim/jpeg_direct.c"
 flags="-g -I$shim/include $(pkg-config --cflags vips)"
 libs="$(pkg-config --libs vips) -ljpeg -lm"
 
@@ -29,6 +31,11 @@ build() {
     "$here/jpeg_fuzzer.c" $srcs -o "$out/jpeg_cover" $libs
   $cc -O2 $flags "$here/dccheck.c" $srcs -o "$out/dccheck" $libs
   $cc -O2 $flags "$here/dchash.c" $srcs -o "$out/dchash" $libs
+  # The compact progressive decode (jpeg_prog.c) on its own.
+  $cc -O1 $flags -I$shim -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+    "$here/prog_fuzzer.c" "$shim/jpeg_prog.c" -o "$out/prog_fuzzer" -ljpeg -lm
+  $cc -O1 $flags -I$shim -fprofile-instr-generate -fcoverage-mapping -fsanitize=fuzzer \
+    "$here/prog_fuzzer.c" "$shim/jpeg_prog.c" -o "$out/prog_cover" -ljpeg -lm
 }
 
 seeds() {
@@ -49,6 +56,16 @@ case ${1:-build} in
     ASAN_OPTIONS=detect_leaks=1 "$out/jpeg_fuzzer" "$out/corpus" "$out/seeds" \
       -dict="$here/jpeg.dict" -max_len=8192 -timeout=10 -rss_limit_mb=1024 \
       -max_total_time="${2:-1200}" -print_final_stats=1 -artifact_prefix="$out/crashes/" ;;
+  prog-run)
+    build; [[ -d $out/seeds ]] || seeds; mkdir -p "$out/prog-corpus" "$out/prog-crashes"
+    ASAN_OPTIONS=detect_leaks=1 "$out/prog_fuzzer" "$out/prog-corpus" "$out/seeds" \
+      -dict="$here/jpeg.dict" -max_len=8192 -timeout=10 -rss_limit_mb=1024 \
+      -max_total_time="${2:-600}" -print_final_stats=1 -artifact_prefix="$out/prog-crashes/" ;;
+  prog-cover)
+    rm -f "$out"/prog.profraw
+    LLVM_PROFILE_FILE="$out/prog.profraw" "$out/prog_cover" -runs=0 "$out/prog-corpus" "$out/seeds" >/dev/null 2>&1
+    "$bin/llvm-profdata" merge -sparse "$out/prog.profraw" -o "$out/prog.profdata"
+    "$bin/llvm-cov" report "$out/prog_cover" -instr-profile="$out/prog.profdata" "$shim/jpeg_prog.c" ;;
   cover)
     rm -f "$out"/*.profraw
     LLVM_PROFILE_FILE="$out/cover.profraw" "$out/jpeg_cover" -runs=0 "$out/corpus" "$out/seeds" >/dev/null 2>&1

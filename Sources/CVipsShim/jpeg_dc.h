@@ -11,6 +11,7 @@
 #define JPEG_DECODER_LIBJPEG 0
 #define JPEG_DC_BASELINE 1
 #define JPEG_DC_PROGRESSIVE 2
+#define JPEG_DECODER_PROGRESSIVE_COMPACT 3 /* jpeg_prog.c */
 
 /* Decodes the file from the DC coefficients alone: baseline (sequential)
  * scans with their AC coefficients skipped, or a progressive file's DC scans

@@ -20,6 +20,7 @@
  */
 #include "CVipsShim.h"
 #include "jpeg_dc.h"
+#include "jpeg_prog.h"
 
 #include <setjmp.h>
 #include <stdint.h>
@@ -285,6 +286,18 @@ int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
                            &dc, &width, &height, &bands, &decoder) == 0) {
             fill_result(out, dc, width, height, bands, xres, yres, orientation,
                         icc, profile_length, decoder);
+            icc = NULL; /* `out` owns it */
+            result = 0;
+            goto done;
+        }
+    }
+    if (cinfo.progressive_mode && (shrink == 2 || shrink == 4)) {
+        /* Only the coefficients the reduced IDCT reads (jpeg_prog.c). */
+        uint8_t *reduced = NULL;
+        if (jpeg_prog_decode(&cinfo, (const uint8_t *) buf + len, shrink, max_bytes,
+                             &reduced, &width, &height, &bands) == 0) {
+            fill_result(out, reduced, width, height, bands, xres, yres, orientation,
+                        icc, profile_length, JPEG_DECODER_PROGRESSIVE_COMPACT);
             icc = NULL; /* `out` owns it */
             result = 0;
             goto done;

@@ -144,7 +144,8 @@ typedef struct {
     unsigned char *icc;
     size_t icc_length;
     /// Which decode made the pixels: 0 libjpeg's scaled decode, 1 the DC
-    /// decode of a baseline file, 2 the DC decode of a progressive file.
+    /// decode of a baseline file, 2 the DC decode of a progressive file,
+    /// 3 the compact decode of a progressive file at 1/2 or 1/4 (jpeg_prog.c).
     int decoder;
 } shim_jpeg_pixels;
 

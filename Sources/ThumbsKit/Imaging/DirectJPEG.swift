@@ -97,6 +97,8 @@ final class DecodedPixels: @unchecked Sendable {
         switch decoded.decoder {
         case 1: .jpegDC
         case 2: .jpegDCProgressive
+        // The compact progressive decode (jpeg_prog.c) until DecodePath names it.
+        case 3: .libjpeg
         default: .libjpeg
         }
     }

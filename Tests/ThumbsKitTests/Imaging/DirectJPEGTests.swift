@@ -41,7 +41,10 @@ final class DirectJPEGTests: TemporaryFolderTestCase {
                 // values instead of libjpeg's 2x2 IDCT, which shows on this
                 // noise (a wrong decode would be near 10 dB).
                 let colourAt8 = shrink == 8 && variant.bands == 3
-                XCTAssertGreaterThanOrEqual(psnr, colourAt8 ? 35 : 99, label)
+                // Progressive at 1/2 and 1/4: the compact decode (jpeg_prog.c)
+                // leaves out coefficients 5 to 7, which this noise has.
+                let compact = variant.name == "progressive" && (shrink == 2 || shrink == 4)
+                XCTAssertGreaterThanOrEqual(psnr, colourAt8 ? 35 : compact ? 30 : 99, label)
             }
         }
     }

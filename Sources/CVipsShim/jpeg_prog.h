@@ -1,0 +1,22 @@
+/* Internal to CVipsShim: the compact 1/2- and 1/4-scale decode of
+ * progressive JPEGs (jpeg_prog.c). */
+#ifndef JPEG_PROG_H
+#define JPEG_PROG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <jpeglib.h>
+
+/* Decodes a progressive (SOF2), 8-bit, Huffman-coded file at 1/shrink scale
+ * (shrink 2 or 4), keeping per block only the coefficients the reduced IDCT
+ * reads instead of all 64. `cinfo` has read the header with jpeg_read_header
+ * (up to the first SOS); `end` is the end of the file in memory. The result
+ * is an 8-bit image of floor(width / shrink) x floor(height / shrink) pixels
+ * (at least 1): grey, or RGB for three components. Returns 0 with a malloc'd
+ * buffer, or -1 when the file is not one this decoder takes, is damaged or
+ * doubtful, or the decode would need more than `max_bytes` in all. */
+int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, size_t max_bytes,
+                     uint8_t **pixels, size_t *width, size_t *height, int *bands);
+
+#endif
