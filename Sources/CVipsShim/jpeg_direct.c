@@ -173,6 +173,10 @@ int shim_jpeg_direct_probe(const void *buf, size_t len, shim_jpeg_header *header
             header->components = cinfo.num_components;
             header->dc_capable = jpeg_dc_capable(&cinfo);
             header->coefficient_bytes = coefficient_bytes(&cinfo);
+            if (cinfo.progressive_mode) {
+                header->compact_bytes_half = jpeg_prog_peak_bytes(&cinfo, 2);
+                header->compact_bytes_quarter = jpeg_prog_peak_bytes(&cinfo, 4);
+            }
             result = 0;
         }
     }

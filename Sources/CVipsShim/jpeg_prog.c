@@ -1143,6 +1143,40 @@ static int add_size(size_t *total, size_t a, size_t b) {
     return 0;
 }
 
+/* What the decode allocates at once: the kept coefficients and bits, three
+ * block rows of samples per component and the output. 0 on overflow. */
+static size_t peak_bytes(const pg_state *st, size_t ow, size_t oh) {
+    size_t total = 0;
+    for (int c = 0; c < st->nc; c++) {
+        const pg_component *comp = &st->comp[c];
+        size_t blocks = comp->pw * comp->ph;
+        size_t per_block = 2 * (size_t) comp->k * (size_t) comp->k + sizeof(uint64_t);
+        if (add_size(&total, blocks, per_block) ||
+            add_size(&total, comp->pw * 3, (size_t) comp->n * (size_t) comp->n))
+            return 0;
+    }
+    if (add_size(&total, ow * (size_t) st->nc, oh))
+        return 0;
+    return total;
+}
+
+static void output_size(const pg_state *st, size_t *ow, size_t *oh) {
+    *ow = st->width / (size_t) st->shrink;
+    *oh = st->height / (size_t) st->shrink;
+    *ow = *ow ? *ow : 1;
+    *oh = *oh ? *oh : 1;
+}
+
+size_t jpeg_prog_peak_bytes(j_decompress_ptr cinfo, int shrink) {
+    pg_state st;
+    memset(&st, 0, sizeof st);
+    if (setup_frame(&st, cinfo, NULL, shrink))
+        return 0;
+    size_t ow, oh;
+    output_size(&st, &ow, &oh);
+    return peak_bytes(&st, ow, oh);
+}
+
 int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, size_t max_bytes,
                      uint8_t **pixels_out, size_t *width_out, size_t *height_out, int *bands_out) {
     pg_state st;
@@ -1150,21 +1184,10 @@ int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, siz
     if (setup_frame(&st, cinfo, end, shrink))
         return -1;
     int nc = st.nc;
-    size_t ow = st.width / (size_t) shrink, oh = st.height / (size_t) shrink;
-    ow = ow ? ow : 1;
-    oh = oh ? oh : 1;
-    /* What is allocated at once: the kept coefficients and bits, three
-     * block rows of samples per component and the output. */
-    size_t total = 0;
-    for (int c = 0; c < nc; c++) {
-        pg_component *comp = &st.comp[c];
-        size_t blocks = comp->pw * comp->ph;
-        size_t per_block = 2 * (size_t) comp->k * (size_t) comp->k + sizeof(uint64_t);
-        if (add_size(&total, blocks, per_block) ||
-            add_size(&total, comp->pw * 3, (size_t) comp->n * (size_t) comp->n))
-            return -1;
-    }
-    if (add_size(&total, ow * (size_t) nc, oh) || total > max_bytes)
+    size_t ow, oh;
+    output_size(&st, &ow, &oh);
+    size_t total = peak_bytes(&st, ow, oh);
+    if (total == 0 || total > max_bytes)
         return -1;
 
     uint8_t *pixels = NULL, *scratch = NULL;

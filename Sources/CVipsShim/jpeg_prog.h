@@ -19,4 +19,9 @@
 int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, size_t max_bytes,
                      uint8_t **pixels, size_t *width, size_t *height, int *bands);
 
+/* The memory jpeg_prog_decode needs for this frame at 1/shrink (its
+ * `max_bytes` check), or 0 when the frame is not one it decodes. `cinfo`
+ * has read the header. */
+size_t jpeg_prog_peak_bytes(j_decompress_ptr cinfo, int shrink);
+
 #endif

@@ -128,6 +128,10 @@ typedef struct {
     /// file in several scans): 128 bytes a block, blocks padded to whole
     /// MCUs per component. 0 when libjpeg streams the file.
     size_t coefficient_bytes;
+    /// What the compact progressive decode (jpeg_prog.c) holds at 1/2 and
+    /// at 1/4: the coefficients its reduced IDCT reads, a bit for each
+    /// other one, and the output. 0 when its frame rules do not take the file.
+    size_t compact_bytes_half, compact_bytes_quarter;
 } shim_jpeg_header;
 
 /// Fills `header`; 0, or -1 when the direct path does not take the file.

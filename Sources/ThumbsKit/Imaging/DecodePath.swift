@@ -1,11 +1,14 @@
-/// How one image is decoded: the four paths thumbs has, by how much of the
-/// file each one reads. The raw values are the keys of stats.json's
+/// How one image is decoded: the five paths thumbs has, by how much of the
+/// file each one reads and keeps. The raw values are the keys of stats.json's
 /// `decoders` object and of the `item` log event.
 public enum DecodePath: String, Sendable, Codable, CaseIterable {
     /// Baseline JPEG at 1/8: DC coefficients only, AC skipped by table (`jpeg_dc.c`).
     case jpegDC = "jpeg-dc"
     /// Progressive JPEG at 1/8: its DC scans only; AC scans are never decoded.
     case jpegDCProgressive = "jpeg-dc-progressive"
+    /// Progressive JPEG at 1/2 or 1/4: every scan decoded, but only the
+    /// coefficients the reduced IDCT reads are kept (`jpeg_prog.c`).
+    case jpegProgressive = "jpeg-progressive"
     /// libjpeg from memory, scaled on load to 1/1, 1/2 or 1/4 (`jpeg_direct.c`).
     case libjpeg
     /// libvips's own loaders: every other format, and every JPEG above.
@@ -19,9 +22,14 @@ public enum DecodePath: String, Sendable, Codable, CaseIterable {
     ///   away (CMYK, YCCK, 12-bit, arithmetic coding): libvips.
     /// - 1/8 scale serves every box and the frame suits it: the DC-only
     ///   decode, for baseline and progressive files alike.
+    /// - A progressive file at 1/2 or 1/4 whose frame suits it: the compact
+    ///   decode, which keeps the 4×4 low coefficients of each block (all 64
+    ///   where libjpeg would use an 8×8 IDCT, as for 4:2:0 chroma at 1/2)
+    ///   plus a bit per other coefficient, where libjpeg keeps all 64 of
+    ///   every block (72 MB for a 12 MP 4:4:4 photo; 22.5 MB this way).
     /// - Otherwise libjpeg at 1/4, 1/2 or 1/1 while the decoded pixels fit
     ///   the per-image `pixelBudget`; larger baseline images stream through
-    ///   libvips in strips instead. A progressive file needs all its
+    ///   libvips in strips instead. A progressive file at 1/1 needs all its
     ///   coefficients in memory whichever library decodes it, so it stays on
     ///   libjpeg, and the run's `MemoryBudget` admits such decodes by size.
     ///
@@ -33,6 +41,7 @@ public enum DecodePath: String, Sendable, Codable, CaseIterable {
     ) -> DecodePath {
         guard !keepMetadata, let jpeg, jpeg.directlyDecodable else { return .libvips }
         if shrink == 8 && jpeg.dcCapable { return jpeg.progressive ? .jpegDCProgressive : .jpegDC }
+        if jpeg.progressive && jpeg.compactBytes(shrink: shrink) > 0 { return .jpegProgressive }
         if jpeg.progressive { return .libjpeg }
         return jpeg.decodedBytes(shrink: shrink) <= pixelBudget ? .libjpeg : .libvips
     }
@@ -57,9 +66,16 @@ public struct JPEGFacts: Sendable, Hashable {
     /// What libjpeg holds for a progressive file: every block's 64
     /// coefficients, two bytes each, for the whole image (0 for baseline).
     public var coefficientBytes: Int
+    /// What the compact progressive decode (`jpeg_prog.c`) holds at 1/2 and
+    /// at 1/4: about 40 bytes a block instead of 128, plus the pixels. 0
+    /// where its frame rules refuse the file (e.g. luma sampled below
+    /// chroma).
+    public var compactBytesHalf: Int
+    public var compactBytesQuarter: Int
 
     public init(
-        width: Int, height: Int, components: Int, progressive: Bool, directlyDecodable: Bool, dcCapable: Bool = true, coefficientBytes: Int
+        width: Int, height: Int, components: Int, progressive: Bool, directlyDecodable: Bool, dcCapable: Bool = true, coefficientBytes: Int,
+        compactBytesHalf: Int = 0, compactBytesQuarter: Int = 0
     ) {
         self.width = width
         self.height = height
@@ -68,6 +84,17 @@ public struct JPEGFacts: Sendable, Hashable {
         self.directlyDecodable = directlyDecodable
         self.dcCapable = dcCapable
         self.coefficientBytes = coefficientBytes
+        self.compactBytesHalf = compactBytesHalf
+        self.compactBytesQuarter = compactBytesQuarter
+    }
+
+    /// The compact decode's peak at 1/`shrink` (0: it does not take it).
+    public func compactBytes(shrink: Int) -> Int {
+        switch shrink {
+        case 2: compactBytesHalf
+        case 4: compactBytesQuarter
+        default: 0
+        }
     }
 
     /// Bytes of the decoded pixels at 1/`shrink`.
@@ -82,6 +109,9 @@ public struct JPEGFacts: Sendable, Hashable {
         case .jpegDC, .jpegDCProgressive:
             // One byte per block and component, plus the 1/8 image.
             return 2 * decodedBytes(shrink: 8)
+        case .jpegProgressive:
+            // jpeg_prog.c's own count, as it checks it (pixels included).
+            return compactBytes(shrink: shrink)
         case .libjpeg, .libvips:
             return decodedBytes(shrink: shrink) + (progressive ? coefficientBytes : 0)
         }

@@ -38,11 +38,16 @@ enum DirectJPEG {
         /// 1/2 or 1/4: every coefficient of the image for progressive (and
         /// multi-scan) files, 0 for the usual baseline file.
         var coefficientBytes: Int
+        /// What the compact progressive decode holds at 1/2 and 1/4; 0
+        /// where it does not take the file.
+        var compactBytesHalf: Int
+        var compactBytesQuarter: Int
 
         /// What the choice of a decode path needs to know.
         var facts: JPEGFacts {
             JPEGFacts(width: width, height: height, components: components, progressive: progressive,
-                      directlyDecodable: true, dcCapable: dcCapable, coefficientBytes: coefficientBytes)
+                      directlyDecodable: true, dcCapable: dcCapable, coefficientBytes: coefficientBytes,
+                      compactBytesHalf: compactBytesHalf, compactBytesQuarter: compactBytesQuarter)
         }
     }
 
@@ -55,7 +60,8 @@ enum DirectJPEG {
         return Header(
             width: Int(header.width), height: Int(header.height), orientation: Int(header.orientation),
             progressive: header.progressive != 0, components: Int(header.components),
-            dcCapable: header.dc_capable != 0, coefficientBytes: header.coefficient_bytes)
+            dcCapable: header.dc_capable != 0, coefficientBytes: header.coefficient_bytes,
+            compactBytesHalf: header.compact_bytes_half, compactBytesQuarter: header.compact_bytes_quarter)
     }
 
     /// Decodes at 1/`shrink`, or nil when libvips should decode it instead.
@@ -97,8 +103,7 @@ final class DecodedPixels: @unchecked Sendable {
         switch decoded.decoder {
         case 1: .jpegDC
         case 2: .jpegDCProgressive
-        // The compact progressive decode (jpeg_prog.c) until DecodePath names it.
-        case 3: .libjpeg
+        case 3: .jpegProgressive
         default: .libjpeg
         }
     }

@@ -1,6 +1,7 @@
 import CVips
 import CVipsShim
 import Foundation
+import ThumbsTestSupport
 import XCTest
 @testable import ThumbsKit
 

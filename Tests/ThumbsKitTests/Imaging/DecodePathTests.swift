@@ -26,6 +26,33 @@ final class DecodePathTests: TemporaryFolderTestCase {
                        "a progressive file needs its coefficients in memory on either library")
     }
 
+    /// Progressive files at 1/2 and 1/4 take the compact decode when its
+    /// frame rules take them, and count what it says it holds.
+    func testProgressiveAtHalfAndQuarterTakesTheCompactDecode() throws {
+        let budget = DirectJPEG.memoryBudget
+        let file = TestImages.write(root + "/p.jpg", width: 1200, height: 900, options: "[Q=90,interlace]")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        let facts = try XCTUnwrap(bytes.withUnsafeBytes { DirectJPEG.probe($0) }).facts
+        XCTAssertGreaterThan(facts.compactBytesHalf, 0)
+        XCTAssertLessThan(facts.compactBytesHalf, facts.coefficientBytes / 2, "a third of libjpeg's coefficients, or less")
+        XCTAssertLessThan(facts.compactBytesQuarter, facts.compactBytesHalf)
+        for shrink in [2, 4] {
+            XCTAssertEqual(DecodePath.choose(jpeg: facts, shrink: shrink, keepMetadata: false, pixelBudget: budget), .jpegProgressive)
+            XCTAssertEqual(facts.peakBytes(path: .jpegProgressive, shrink: shrink), facts.compactBytes(shrink: shrink))
+            let decoded = try XCTUnwrap(bytes.withUnsafeBytes {
+                DirectJPEG.decode($0, shrink: shrink, memoryBudget: facts.peakBytes(path: .jpegProgressive, shrink: shrink))
+            })
+            XCTAssertEqual(decoded.decoder, .jpegProgressive, "its own count is enough for it")
+        }
+        XCTAssertEqual(DecodePath.choose(jpeg: facts, shrink: 1, keepMetadata: false, pixelBudget: budget), .libjpeg)
+        // Luma sampled below chroma: the compact decode refuses the frame.
+        let refused = try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Fixtures/jpeg/cjpeg-prog-luma-below-chroma.jpg").standardizedFileURL)
+        let refusedFacts = try XCTUnwrap(refused.withUnsafeBytes { DirectJPEG.probe($0) }).facts
+        XCTAssertEqual(refusedFacts.compactBytesHalf, 0)
+        XCTAssertEqual(DecodePath.choose(jpeg: refusedFacts, shrink: 2, keepMetadata: false, pixelBudget: budget), .libjpeg)
+    }
+
     func testPeakMemoryCountsProgressiveCoefficients() {
         let baseline = facts(), progressive = facts(progressive: true)
         XCTAssertEqual(baseline.peakBytes(path: .libjpeg, shrink: 2), 2000 * 1500 * 3)
