@@ -59,33 +59,39 @@ enum SignatureMaker {
         else { return nil }
         let source = data.assumingMemoryBound(to: UInt8.self)
         let hasAlpha = bands == 2 || bands == 4
-        // Per output pixel: alpha-weighted R, G, B, the alpha sum, the count.
-        var sums = [Double](repeating: 0, count: w * h * 5)
+        // Per output pixel: alpha-weighted R, G, B, the alpha sum, the count;
+        // whole numbers, so Int sums are exact (and several times faster
+        // than Double ones through bounds-checked arrays).
+        var sums = [Int](repeating: 0, count: w * h * 5)
         var columnOf = [Int](repeating: 0, count: W)
         for x in 0..<W { columnOf[x] = x * w / W }
-        for y in 0..<H {
-            let row = (y * h / H) * w
-            var p = y * W * bands
-            for x in 0..<W {
-                let o = (row + columnOf[x]) * 5
-                let a = hasAlpha ? Double(source[p + bands - 1]) : 255
-                let r = Double(source[p]), g = bands >= 3 ? Double(source[p + 1]) : r, b = bands >= 3 ? Double(source[p + 2]) : r
-                sums[o] += r * a
-                sums[o + 1] += g * a
-                sums[o + 2] += b * a
-                sums[o + 3] += a
-                sums[o + 4] += 1
-                p += bands
+        sums.withUnsafeMutableBufferPointer { sums in
+            columnOf.withUnsafeBufferPointer { columnOf in
+                for y in 0..<H {
+                    let row = (y * h / H) * w
+                    var p = source + y * W * bands
+                    for x in 0..<W {
+                        let o = (row + columnOf[x]) * 5
+                        let a = hasAlpha ? Int(p[bands - 1]) : 255
+                        let r = Int(p[0]), g = bands >= 3 ? Int(p[1]) : r, b = bands >= 3 ? Int(p[2]) : r
+                        sums[o] += r * a
+                        sums[o + 1] += g * a
+                        sums[o + 2] += b * a
+                        sums[o + 3] += a
+                        sums[o + 4] += 1
+                        p += bands
+                    }
+                }
             }
         }
         var bytes = [UInt8](repeating: 0, count: w * h * (hasAlpha ? 4 : 3))
         let step = hasAlpha ? 4 : 3
         for i in 0..<(w * h) {
-            let o = i * 5, alpha = sums[o + 3]
+            let o = i * 5, alpha = Double(sums[o + 3])
             for c in 0..<3 {
-                bytes[i * step + c] = alpha > 0 ? UInt8(min(255, (sums[o + c] / alpha).rounded())) : 0
+                bytes[i * step + c] = alpha > 0 ? UInt8(min(255, (Double(sums[o + c]) / alpha).rounded())) : 0
             }
-            if hasAlpha { bytes[i * step + 3] = UInt8(min(255, (alpha / max(1, sums[o + 4])).rounded())) }
+            if hasAlpha { bytes[i * step + 3] = UInt8(min(255, (alpha / max(1, Double(sums[o + 4]))).rounded())) }
         }
         return PixelBuffer(width: w, height: h, layout: hasAlpha ? .rgba : .rgb, bytes: bytes)
     }
