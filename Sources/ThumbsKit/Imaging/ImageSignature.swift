@@ -24,7 +24,12 @@ public struct ImageSignature: Sendable, Equatable {
 /// - Perceptual hash: the image squeezed to 32×32 whatever its shape, then
 ///   grey by PIL's weights, as imagehash's `phash` does.
 enum SignatureMaker {
-    static func make(from image: VipsImageRef, placeholders: Bool) throws(VipsFailure) -> ImageSignature {
+    /// `hashSource`: the decoded image when it is held in memory (stored
+    /// orientation, before colour conversion). The hash is then made from
+    /// it in one resize, as imagehash makes it from the photo, instead of
+    /// from the smallest thumbnail, a second resize whose rounding moved
+    /// some look-alikes a bit past the default distance.
+    static func make(from image: VipsImageRef, placeholders: Bool, hashSource: VipsImageRef? = nil) throws(VipsFailure) -> ImageSignature {
         var signature = ImageSignature()
         if placeholders {
             let scale = min(1, 100 / Double(max(image.width, image.height)))
@@ -39,7 +44,7 @@ enum SignatureMaker {
                 signature.color = AverageColour.hex(of: small)
             }
         }
-        if let square = try pixels(of: image, width: 32, height: 32, grey: true), let hash = PerceptualHash.hash(grey32: square) {
+        if let square = try hashPixels(image, hashSource: hashSource), let hash = PerceptualHash.hash(grey32: square) {
             signature.phash = PerceptualHash.hexString(hash)
         }
         return signature
@@ -94,6 +99,21 @@ enum SignatureMaker {
             if hasAlpha { bytes[i * step + 3] = UInt8(min(255, (alpha / max(1, Double(sums[o + 4]))).rounded())) }
         }
         return PixelBuffer(width: w, height: h, layout: hasAlpha ? .rgba : .rgb, bytes: bytes)
+    }
+
+    /// The 32×32 grey levels the hash is made of: from `hashSource` when it
+    /// is plain 8-bit memory (squeezed to 32×32, then turned upright:
+    /// squeezing to a square and turning commute), else from `image`.
+    private static func hashPixels(_ image: VipsImageRef, hashSource: VipsImageRef?) throws(VipsFailure) -> PixelBuffer? {
+        if let source = hashSource, source.bandFormat == VIPS_FORMAT_UCHAR, source.bands == 1 || source.bands == 3,
+           source.width >= 32, source.height >= 32 {
+            var out: UnsafeMutablePointer<VipsImage>?
+            if shim_resample_image(source.pointer, &out, 32, 32) == 0, let out {
+                let upright = try VipsImageRef(out).apply("autorot") { shim_autorot($0, $1) }
+                return try pixels(of: upright, width: 32, height: 32, grey: true)
+            }
+        }
+        return try pixels(of: image, width: 32, height: 32, grey: true)
     }
 
     /// `image` resized to exactly `width` × `height` (Lanczos3), as RGBA,
