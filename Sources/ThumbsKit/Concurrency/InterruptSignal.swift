@@ -1,8 +1,5 @@
 import Dispatch
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Turns Ctrl-C and SIGTERM into a flag the pipeline checks before starting
 /// new work: images in flight finish, the manifest is written, exit 130.
@@ -32,8 +29,8 @@ public final class InterruptSignal: @unchecked Sendable {
     /// Starts listening; `onFirst` runs once, on the first signal.
     public func install(onFirst: @escaping @Sendable () -> Void) {
         self.onFirst = onFirst
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
+        for sig in InterruptSignals.numbers {
+            InterruptSignals.ignore(sig)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler { [weak self] in self?.receive() }
             source.resume()
@@ -82,7 +79,7 @@ public final class InterruptSignal: @unchecked Sendable {
             for waiter in woken { waiter.resume() }
             handler?()
         } else {
-            exit(ExitStatus.interrupted.rawValue)
+            Processes.exit(ExitStatus.interrupted.rawValue)
         }
     }
 
@@ -90,7 +87,6 @@ public final class InterruptSignal: @unchecked Sendable {
     public func uninstall() {
         for source in sources { source.cancel() }
         sources.removeAll()
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
+        for sig in InterruptSignals.numbers { InterruptSignals.restoreDefault(sig) }
     }
 }

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Everything a run tells a person or a log shipper, on stderr (the final
 /// summary goes to stdout in text mode).
@@ -26,7 +23,7 @@ public final class Console: @unchecked Sendable {
         switch muted ? .never : progress {
         case .always: showsProgress = format == .text && verbosity != .quiet
         case .never: showsProgress = false
-        case .auto: showsProgress = format == .text && verbosity != .quiet && isatty(2) != 0
+        case .auto: showsProgress = format == .text && verbosity != .quiet && Terminal.standardErrorIsTerminal
         }
     }
 

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Keeps a few source-sized buffers for reuse. A fresh multi-megabyte buffer
 /// per image costs hundreds of page faults and zero-filling in the kernel,
@@ -32,7 +29,7 @@ final class BufferRecycler: @unchecked Sendable {
         lock.unlock()
         // Round up so that similar sizes can share buffers.
         let capacity = max(size, 1 << 20).roundedUpToPowerOfTwoQuarter()
-        guard let pointer = malloc(capacity) else { fatalError("out of memory allocating \(capacity) bytes") }
+        guard let pointer = HeapMemory.allocate(capacity) else { fatalError("out of memory allocating \(capacity) bytes") }
         lock.lock()
         capacities[pointer] = capacity
         lock.unlock()
@@ -43,7 +40,7 @@ final class BufferRecycler: @unchecked Sendable {
         lock.lock()
         guard let capacity = capacities[pointer] else {
             lock.unlock()
-            return Glibc.free(pointer)
+            return HeapMemory.free(pointer)
         }
         if spare.count < keep {
             spare.append(Buffer(pointer: pointer, capacity: capacity))
@@ -59,7 +56,7 @@ final class BufferRecycler: @unchecked Sendable {
         }
         capacities[released] = nil
         lock.unlock()
-        Glibc.free(released)
+        HeapMemory.free(released)
     }
 }
 

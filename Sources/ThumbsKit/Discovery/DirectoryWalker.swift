@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// One file found by the walk that is, or may be, an image.
 public struct FoundFile: Sendable, Hashable {
     /// Path below the walked directory, with `/` separators.
@@ -32,8 +28,11 @@ public struct DirectoryWalker: Sendable {
     public init() {}
 
     public func walk(_ root: String) throws(RunError) -> Result {
-        guard let info = FileInfo.of(root) else {
-            throw .usage("cannot read source \(root): \(errnoText())")
+        let info: FileInfo
+        do {
+            info = try FileInfo.lookup(root)
+        } catch {
+            throw .usage("cannot read source \(root): \(error.text)")
         }
         guard info.kind == .directory else {
             throw .usage("\(root) is not a directory")
@@ -59,11 +58,12 @@ public struct DirectoryWalker: Sendable {
             var target = link
             var problem: String?
             if link.kind == .symbolicLink {
-                if let followed = FileInfo.of(pathBytes: pathBytes, followLinks: true) {
+                do {
+                    let followed = try FileInfo.lookup(pathBytes: pathBytes, followLinks: true)
                     if followed.kind == .directory { continue }  // links to folders are not followed
                     target = followed
-                } else {
-                    problem = errno == ELOOP ? "symbolic link loop" : "broken symbolic link (\(errnoText()))"
+                } catch {
+                    problem = error == .linkLoop ? "symbolic link loop" : "broken symbolic link (\(error.text))"
                 }
             }
             if problem == nil, target.kind == .directory {

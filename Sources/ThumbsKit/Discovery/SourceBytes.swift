@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The bytes of one source file, read into memory.
 ///
@@ -45,10 +42,19 @@ public final class SourceBytes: @unchecked Sendable {
     public init(path: String) throws(ItemError) {
         Self.testHook.call(path, .willOpen)
         // O_NONBLOCK: opening a FIFO must not wait for a writer.
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw ItemError.io("cannot open \(path): \(errnoText())") }
-        defer { close(fd) }
-        guard let before = FileInfo.of(descriptor: fd) else { throw ItemError.io("cannot read \(path): \(errnoText())") }
+        let fd: Int32
+        do {
+            fd = try FileDescriptor.open(path, .readOnly, .nonBlocking)
+        } catch {
+            throw ItemError.io("cannot open \(path): \(error.text)")
+        }
+        defer { try? FileDescriptor.close(fd) }
+        let before: FileInfo
+        do {
+            before = try FileInfo.lookup(descriptor: fd)
+        } catch {
+            throw ItemError.io("cannot read \(path): \(error.text)")
+        }
         guard before.kind == .regular else {
             throw ItemError.io("cannot read \(path): \(Self.describe(before.kind)), not a regular file")
         }
@@ -63,27 +69,27 @@ public final class SourceBytes: @unchecked Sendable {
         let buffer: UnsafeMutableRawPointer
         let owner: Storage
         if size > Self.largeFile {
-            let region = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-            guard let region, region != MAP_FAILED else {
-                throw ItemError.io("cannot read \(path): no memory for \(size) bytes (\(errnoText()))")
+            do {
+                buffer = try AnonymousMemory.map(size)
+            } catch {
+                throw ItemError.io("cannot read \(path): no memory for \(size) bytes (\(error.text))")
             }
-            buffer = region
             owner = .own(capacity: size)
         } else {
             buffer = BufferRecycler.shared.take(size)
             owner = .recycled
         }
         func release() {
-            if case .own(let capacity) = owner { munmap(buffer, capacity) } else { BufferRecycler.shared.give(buffer) }
+            if case .own(let capacity) = owner { AnonymousMemory.release(buffer, capacity) } else { BufferRecycler.shared.give(buffer) }
         }
         var offset = 0
         while offset < size {
-            let n = read(fd, buffer + offset, size - offset)
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 {
-                let code = errno
+            let n: Int
+            do {
+                n = try FileDescriptor.read(fd, into: buffer + offset, count: size - offset)
+            } catch {
                 release()
-                throw ItemError.io("cannot read \(path): \(errnoText(code))")
+                throw ItemError.io("cannot read \(path): \(error.text)")
             }
             if n == 0 {
                 release()
@@ -109,7 +115,7 @@ public final class SourceBytes: @unchecked Sendable {
         switch storage {
         case .none: break
         case .recycled: BufferRecycler.shared.give(base)
-        case .own(let capacity): munmap(base, capacity)
+        case .own(let capacity): AnonymousMemory.release(base, capacity)
         }
     }
 

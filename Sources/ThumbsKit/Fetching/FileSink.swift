@@ -1,8 +1,4 @@
-import Foundation
 import NIOCore
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Writes a body to a new file, chunk by chunk; removes it when abandoned.
 final class FileSink {
@@ -13,8 +9,11 @@ final class FileSink {
 
     init(path: String) throws(Failure) {
         self.path = path
-        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw Failure(message: "cannot write a download to \(path): \(errnoText())") }
+        do {
+            fd = try FileDescriptor.open(path, .writeOnly, [.create, .exclusive], permissions: 0o600)
+        } catch {
+            throw Failure(message: "cannot write a download to \(path): \(error.text)")
+        }
     }
 
     func write(_ buffer: ByteBuffer) throws(Failure) {
@@ -24,17 +23,20 @@ final class FileSink {
 
     func close() throws(Failure) {
         guard fd >= 0 else { return }
-        let status = Glibc.close(fd)
-        fd = -1
-        if status != 0 { throw Failure(message: "cannot write a download to \(path): \(errnoText())") }
+        defer { fd = -1 }
+        do {
+            try FileDescriptor.close(fd)
+        } catch {
+            throw Failure(message: "cannot write a download to \(path): \(error.text)")
+        }
     }
 
     func abandon() {
-        if fd >= 0 { _ = Glibc.close(fd); fd = -1 }
-        unlink(path)
+        if fd >= 0 { try? FileDescriptor.close(fd); fd = -1 }
+        try? PathChanges.remove(path)
     }
 
     deinit {
-        if fd >= 0 { _ = Glibc.close(fd) }
+        if fd >= 0 { try? FileDescriptor.close(fd) }
     }
 }

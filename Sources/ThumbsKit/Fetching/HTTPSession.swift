@@ -2,9 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What every request of one run shares: the HTTP client (one connection
 /// pool, so connections are reused), the limits from the command line, the
@@ -50,9 +47,11 @@ final class HTTPSession: Sendable {
 
         let parent = NSTemporaryDirectory().trimmingSuffix("/")
         Self.sweepAbandoned(in: parent)
-        let folder = parent + "/\(Self.folderPrefix)\(getpid())-\(UUID().uuidString.prefix(8).lowercased())"
-        guard mkdir(folder, 0o700) == 0 else {
-            throw .fatal("cannot create a folder for downloads at \(folder): \(errnoText()); set TMPDIR to a writable folder")
+        let folder = parent + "/\(Self.folderPrefix)\(Processes.currentID)-\(UUID().uuidString.prefix(8).lowercased())"
+        do {
+            try PathChanges.makeFolder(folder, permissions: 0o700)
+        } catch {
+            throw .fatal("cannot create a folder for downloads at \(folder): \(error.text); set TMPDIR to a writable folder")
         }
         temporaryDirectory = folder
 
@@ -104,7 +103,7 @@ final class HTTPSession: Sendable {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: parent) else { return }
         for name in names where name.hasPrefix(folderPrefix) {
             guard let pid = Int32(name.dropFirst(folderPrefix.count).prefix(while: { $0 != "-" })), pid > 0,
-                  pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+                  pid != Processes.currentID, Processes.isGone(pid) else { continue }
             try? FileManager.default.removeItem(atPath: parent + "/" + name)
         }
     }

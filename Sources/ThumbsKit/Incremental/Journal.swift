@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `OUT/.thumbs/journal.ndjson`: every finished item, appended the moment it
 /// finishes (after its outputs are safely in place).
@@ -29,7 +26,7 @@ final class Journal: @unchecked Sendable {
     }
 
     deinit {
-        if descriptor >= 0 { close(descriptor) }
+        if descriptor >= 0 { try? FileDescriptor.close(descriptor) }
     }
 
     /// Reads the items of an earlier journal written with `settings`.
@@ -49,10 +46,15 @@ final class Journal: @unchecked Sendable {
     /// Opens the journal for appending, keeping earlier lines when they were
     /// written with the same settings.
     func open(settings: OutputSettings, keepExisting: Bool) throws(RunError) {
-        let flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | (keepExisting ? 0 : O_TRUNC)
-        descriptor = Glibc.open(path, flags, 0o644)
-        guard descriptor >= 0 else { throw .fatal("cannot write the journal \(path): \(errnoText())") }
-        if !keepExisting || lseek(descriptor, 0, SEEK_END) == 0 {
+        var options: FileDescriptor.Options = [.create, .append, .noFollow]
+        if !keepExisting { options.insert(.truncate) }
+        do {
+            descriptor = try FileDescriptor.open(path, .writeOnly, options, permissions: 0o644)
+        } catch {
+            descriptor = -1
+            throw .fatal("cannot write the journal \(path): \(error.text)")
+        }
+        if !keepExisting || FileDescriptor.seekToEnd(descriptor) == 0 {
             appendLine(try? encoder.encode(Header(settings: settings)))
         }
     }
@@ -66,13 +68,13 @@ final class Journal: @unchecked Sendable {
         data.append(0x0A)
         data.withUnsafeBytes { raw in
             // One write per line with O_APPEND: lines never interleave.
-            _ = Glibc.write(descriptor, raw.baseAddress, raw.count)
+            _ = FileDescriptor.writeOnce(descriptor, raw)
         }
     }
 
     /// Removes the journal once the manifest holds everything.
     func remove() {
-        if descriptor >= 0 { close(descriptor); descriptor = -1 }
-        unlink(path)
+        if descriptor >= 0 { try? FileDescriptor.close(descriptor); descriptor = -1 }
+        try? PathChanges.remove(path)
     }
 }

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Writes files so that a final name only ever holds a complete file.
 ///
@@ -45,20 +42,30 @@ public struct AtomicFile: Sendable {
         produce: (_ emit: (UnsafeRawBufferPointer) throws(ItemError) -> Void) throws(ItemError) -> Void
     ) throws(ItemError) {
         let temp = temporaryDirectory + "/" + UUID().uuidString + ".tmp"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw ItemError.io("cannot write \(path): \(errnoText())") }
+        let fd: Int32
+        do {
+            fd = try FileDescriptor.open(temp, .writeOnly, [.create, .exclusive], permissions: 0o644)
+        } catch {
+            throw ItemError.io("cannot write \(path): \(error.text)")
+        }
         do throws(ItemError) {
             try produce { (raw: UnsafeRawBufferPointer) throws(ItemError) in
                 let failure = writeAll(fd, raw)
                 if failure != 0 { throw ItemError.io("cannot write \(path): \(errnoText(failure))") }
             }
-            if synchronise && fsync(fd) != 0 { throw ItemError.io("cannot write \(path): \(errnoText())") }
+            if synchronise {
+                do {
+                    try FileDescriptor.synchronise(fd)
+                } catch {
+                    throw ItemError.io("cannot write \(path): \(error.text)")
+                }
+            }
         } catch {
-            close(fd)
-            unlink(temp)
+            try? FileDescriptor.close(fd)
+            try? PathChanges.remove(temp)
             throw error
         }
-        close(fd)
+        try? FileDescriptor.close(fd)
         try place(temp, at: path)
     }
 
@@ -68,14 +75,14 @@ public struct AtomicFile: Sendable {
         if let root, path.hasPrefix(root + "/") {
             return try placeInside(root, temp, at: path, relative: String(path.dropFirst(root.count + 1)))
         }
-        if rename(temp, path) == 0 { return }
-        if errno == ENOENT || errno == ENOTDIR {
+        var failure: SystemError
+        do { try PathChanges.rename(temp, to: path); return } catch { failure = error }
+        if failure == .noEntry || failure == .notDirectory {
             _ = makeDirectories((path as NSString).deletingLastPathComponent)
-            if rename(temp, path) == 0 { return }
+            do { try PathChanges.rename(temp, to: path); return } catch { failure = error }
         }
-        let code = errno
-        unlink(temp)
-        throw ItemError.io("cannot write \(path): \(errnoText(code))")
+        try? PathChanges.remove(temp)
+        throw ItemError.io("cannot write \(path): \(failure.text)")
     }
 
     /// `place` below OUT: folders opened one by one without following links.
@@ -84,12 +91,14 @@ public struct AtomicFile: Sendable {
         do {
             target = try ContainedPath(relative, under: root, create: true)
         } catch {
-            unlink(temp)
+            try? PathChanges.remove(temp)
             throw ItemError.io("cannot write \(path): \(error.message)")
         }
-        if renameat(AT_FDCWD, temp, target.folder, target.name) == 0 { return }
-        let code = errno
-        unlink(temp)
-        throw ItemError.io("cannot write \(path): \(errnoText(code))")
+        do {
+            try PathChanges.rename(temp, toName: target.name, inFolder: target.folder)
+        } catch {
+            try? PathChanges.remove(temp)
+            throw ItemError.io("cannot write \(path): \(error.text)")
+        }
     }
 }

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Folders below OUT, opened one component at a time without following
 /// symbolic links, so that nothing is ever created, replaced or deleted
@@ -29,9 +26,9 @@ final class ContainedPath {
     /// Why a path could not be reached inside OUT.
     struct Refusal: Error {
         var message: String
-        /// The system's error number, when one caused the refusal
-        /// (ENOENT: a folder on the way does not exist).
-        var code: Int32 = 0
+        /// The system's error, when one caused the refusal
+        /// (`.noEntry`: a folder on the way does not exist).
+        var cause: SystemError?
     }
 
     /// Opens the folder of `relative` below `root`, creating missing
@@ -43,10 +40,10 @@ final class ContainedPath {
             let shown = components[...index].joined(separator: "/")
             do {
                 let next = try Self.openFolder(component, in: fd, shown: shown, create: create)
-                close(fd)
+                try? FileDescriptor.close(fd)
                 fd = next
             } catch {
-                close(fd)
+                try? FileDescriptor.close(fd)
                 throw error
             }
         }
@@ -54,7 +51,7 @@ final class ContainedPath {
         name = components.last!
     }
 
-    deinit { close(folder) }
+    deinit { try? FileDescriptor.close(folder) }
 
     /// Opens (creating when asked) the folder `relative` itself below `root`
     /// and returns its descriptor; the caller closes it.
@@ -65,10 +62,10 @@ final class ContainedPath {
             let shown = components[...index].joined(separator: "/")
             do {
                 let next = try openFolder(component, in: fd, shown: shown, create: create)
-                close(fd)
+                try? FileDescriptor.close(fd)
                 fd = next
             } catch {
-                close(fd)
+                try? FileDescriptor.close(fd)
                 throw error
             }
         }
@@ -86,30 +83,41 @@ final class ContainedPath {
     }
 
     private static func openRoot(_ root: String) throws(Refusal) -> Int32 {
-        let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw Refusal(message: "cannot open the output folder \(root): \(errnoText())") }
-        return fd
+        do {
+            return try FileDescriptor.open(root, .readOnly, .directory)
+        } catch {
+            throw Refusal(message: "cannot open the output folder \(root): \(error.text)")
+        }
     }
 
     private static func openFolder(_ name: String, in parent: Int32, shown: String, create: Bool) throws(Refusal) -> Int32 {
+        var failure = SystemError.noEntry
         for attempt in 0..<2 {
-            let fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            if fd >= 0 { return fd }
-            let code = errno
-            if code == ENOENT && create && attempt == 0 {
-                // EEXIST: made by another thread meanwhile; open it again.
-                if mkdirat(parent, name, 0o755) == 0 || errno == EEXIST { continue }
-                throw Refusal(message: "cannot create folder \(shown) in the output folder: \(errnoText())", code: errno)
+            do {
+                return try FileDescriptor.open(name, inFolder: parent, .readOnly, [.directory, .noFollow])
+            } catch {
+                failure = error
             }
-            throw Refusal(message: describeFailure(name, in: parent, shown: shown, code: code), code: code)
+            if failure == .noEntry && create && attempt == 0 {
+                do {
+                    try PathChanges.makeFolder(name, inFolder: parent, permissions: 0o755)
+                } catch {
+                    // `.exists`: made by another thread meanwhile; open it again.
+                    if error != .exists {
+                        throw Refusal(message: "cannot create folder \(shown) in the output folder: \(error.text)", cause: error)
+                    }
+                }
+                continue
+            }
+            throw Refusal(message: describeFailure(name, in: parent, shown: shown, failure: failure), cause: failure)
         }
-        throw Refusal(message: "cannot open folder \(shown) in the output folder: \(errnoText())", code: errno)
+        throw Refusal(message: "cannot open folder \(shown) in the output folder: \(failure.text)", cause: failure)
     }
 
     /// Words for an `openat` that failed: a link, a file where a folder
     /// should be, or the system's reason.
-    private static func describeFailure(_ name: String, in parent: Int32, shown: String, code: Int32) -> String {
-        if code == ELOOP || code == ENOTDIR, let info = FileInfo.of(name, inFolder: parent) {
+    private static func describeFailure(_ name: String, in parent: Int32, shown: String, failure: SystemError) -> String {
+        if failure == .linkLoop || failure == .notDirectory, let info = FileInfo.of(name, inFolder: parent) {
             if info.kind == .symbolicLink {
                 return "\(shown) in the output folder is a symbolic link, and thumbs never writes or deletes through links there (replace it with a real folder)"
             }
@@ -117,6 +125,6 @@ final class ContainedPath {
                 return "\(shown) in the output folder is a file where thumbs needs a folder"
             }
         }
-        return "cannot open folder \(shown) in the output folder: \(errnoText(code))"
+        return "cannot open folder \(shown) in the output folder: \(failure.text)"
     }
 }

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// OUT: thumbnails, manifest, stats, report, and the state folder `.thumbs`
 /// (lock, journal, temporary files) that makes re-runs and interruptions safe.
@@ -44,42 +41,45 @@ public final class OutputDirectory: Sendable {
         } catch {
             throw .fatal("cannot write to output folder \(path): \(error.message)")
         }
-        defer { close(stateFolder) }
+        defer { try? FileDescriptor.close(stateFolder) }
         do {
             temporaryFolder = try ContainedPath.openDirectory(".thumbs/tmp", under: absolute, create: true)
         } catch {
             throw .fatal("cannot write to output folder \(path): \(error.message)")
         }
-        defer { close(temporaryFolder) }
-        let fd = openat(stateFolder, "lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard fd >= 0 else {
-            throw .fatal("cannot write to output folder \(path): \(stateDirectory)/lock: \(errnoText()); choose another --out or fix its permissions")
+        defer { try? FileDescriptor.close(temporaryFolder) }
+        let fd: Int32
+        do {
+            fd = try FileDescriptor.open("lock", inFolder: stateFolder, .readWrite, [.create, .noFollow], permissions: 0o644)
+        } catch {
+            throw .fatal("cannot write to output folder \(path): \(stateDirectory)/lock: \(error.text); choose another --out or fix its permissions")
         }
-        let code = FileLock.tryLock(fd, exclusive: true)
-        guard code == 0 else {
-            close(fd)
-            if code == EWOULDBLOCK {
+        do {
+            try FileLock.tryLock(fd, exclusive: true)
+        } catch {
+            try? FileDescriptor.close(fd)
+            if error == .wouldBlock {
                 throw .fatal("another thumbs run is using \(path) (locked); wait for it to finish or choose another --out")
             }
-            throw .fatal("cannot lock output folder \(path): \(errnoText(code)); choose an --out on a local file system")
+            throw .fatal("cannot lock output folder \(path): \(error.text); choose an --out on a local file system")
         }
         lockDescriptor = fd
         // Only the lock holder reaches here, so every temporary file is stale.
         if let leftovers = try? FileManager.default.contentsOfDirectory(atPath: temporaryDirectory) {
-            for name in leftovers { unlinkat(temporaryFolder, name, 0) }
+            for name in leftovers { try? PathChanges.remove(name, inFolder: temporaryFolder) }
         }
-        let probe = ".probe-\(getpid())"
-        let probeFD = openat(stateFolder, probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard probeFD >= 0 else {
+        let probe = ".probe-\(Processes.currentID)"
+        guard let probeFD = try? FileDescriptor.open(probe, inFolder: stateFolder, .writeOnly, [.create, .truncate, .noFollow],
+                                                     permissions: 0o644) else {
             throw .fatal("cannot write to output folder \(path); choose another --out or fix its permissions")
         }
-        close(probeFD)
-        unlinkat(stateFolder, probe, 0)
+        try? FileDescriptor.close(probeFD)
+        try? PathChanges.remove(probe, inFolder: stateFolder)
     }
 
     deinit {
         FileLock.release(lockDescriptor)
-        close(lockDescriptor)
+        try? FileDescriptor.close(lockDescriptor)
     }
 
     /// Deletes the output at `relative` (a path from a manifest) without
@@ -91,10 +91,14 @@ public final class OutputDirectory: Sendable {
         do {
             target = try ContainedPath(relative, under: root, create: false)
         } catch {
-            return error.code == ENOENT ? nil : error.message
+            return error.cause == .noEntry ? nil : error.message
         }
-        if unlinkat(target.folder, target.name, 0) == 0 || errno == ENOENT { return nil }
-        return "cannot delete \(absolute(relative)): \(errnoText())"
+        do {
+            try PathChanges.remove(target.name, inFolder: target.folder)
+            return nil
+        } catch {
+            return error == .noEntry ? nil : "cannot delete \(absolute(relative)): \(error.text)"
+        }
     }
 
     /// Absolute path of a path relative to OUT.
@@ -145,10 +149,17 @@ func makeDirectories(_ path: String) -> String? {
     var prefix = path.hasPrefix("/") ? "" : "."
     for part in path.split(separator: "/") {
         prefix += "/" + part
-        if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
-            return "\(prefix): \(errnoText())"
+        do {
+            try PathChanges.makeFolder(prefix, permissions: 0o755)
+        } catch {
+            if error != .exists { return "\(prefix): \(error.text)" }
         }
-        guard let info = FileInfo.of(prefix) else { return "\(prefix): \(errnoText())" }
+        let info: FileInfo
+        do {
+            info = try FileInfo.lookup(prefix)
+        } catch {
+            return "\(prefix): \(error.text)"
+        }
         if info.kind != .directory { return "\(prefix) is not a folder" }
     }
     return nil

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Does the work of one item: checks whether it is unchanged, reads and
 /// hashes it, decodes it once (or links the outputs of an identical source),
@@ -87,7 +84,7 @@ struct ItemProcessor: Sendable {
             record.download = download
             return record
         case .downloaded(let file, let download):
-            defer { unlink(file) }
+            defer { try? PathChanges.remove(file) }
             do {
                 let bytes = try await io.run { () throws(ItemError) -> SourceBytes in try SourceBytes(path: file) }
                 var record = await decodeOnce(item, bytes: bytes)

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Shared locks on the shards' OUT folders for the time of a merge.
 ///
@@ -16,13 +13,13 @@ final class ShardLocks: Sendable {
     init(_ shards: [ShardInput]) throws(RunError) {
         var descriptors: [Int32] = []
         for shard in shards {
-            let fd = open(shard.root + "/.thumbs/lock", O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { continue }
-            let code = FileLock.tryLock(fd, exclusive: false)
-            if code != 0 {
-                close(fd)
-                if code == EWOULDBLOCK {
-                    for descriptor in descriptors { close(descriptor) }
+            guard let fd = try? FileDescriptor.open(shard.root + "/.thumbs/lock", .readOnly) else { continue }
+            do {
+                try FileLock.tryLock(fd, exclusive: false)
+            } catch {
+                try? FileDescriptor.close(fd)
+                if error == .wouldBlock {
+                    for descriptor in descriptors { try? FileDescriptor.close(descriptor) }
                     throw .fatal("\(shard.label) is still running (its folder \(shard.root) is locked): "
                                  + "wait for it to finish, then merge")
                 }
@@ -36,7 +33,7 @@ final class ShardLocks: Sendable {
     deinit {
         for fd in descriptors {
             FileLock.release(fd)
-            close(fd)
+            try? FileDescriptor.close(fd)
         }
     }
 }

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `thumbs merge MANIFEST... --out DIR [--copy]`: joins the manifests of the
 /// shards of one run (`thumbs run --shard I/N`) into DIR/manifest.json, with
@@ -71,9 +68,8 @@ public struct ThumbsMerge: Sendable {
         for shard in shards {
             for item in shard.manifest.items {
                 for output in item.outputs {
-                    var info = stat()
                     let path = shard.root + "/" + output.path
-                    if stat(path, &info) != 0 || info.st_mode & S_IFMT != S_IFREG { missing.append((shard, path)) }
+                    if FileInfo.of(path)?.kind != .regular { missing.append((shard, path)) }
                 }
             }
         }

@@ -3,7 +3,8 @@ import Glibc
 #endif
 
 /// What `stat` says about a file, in the terms thumbs uses. The `of`
-/// functions return nil when the system refuses, with `errno` telling why.
+/// functions return nil when the system refuses; the `lookup` ones throw
+/// the `errno` the call left, for messages that say why.
 struct FileInfo: Sendable, Equatable {
     enum Kind: Sendable, Equatable {
         case regular, directory, symbolicLink, fifo, characterDevice, blockDevice, socket, other
@@ -36,23 +37,40 @@ struct FileInfo: Sendable, Equatable {
 
     /// The file at `path`, following links.
     static func of(_ path: String) -> FileInfo? {
+        try? lookup(path)
+    }
+
+    /// The file at `path`, following links; throws why `stat` refused.
+    static func lookup(_ path: String) throws(SystemError) -> FileInfo {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard stat(path, &info) == 0 else { throw .current() }
         return FileInfo(info)
     }
 
     /// The file at raw path bytes (a name need not be UTF-8); with
     /// `followLinks` false, a symbolic link itself (`lstat`).
     static func of(pathBytes: [UInt8], followLinks: Bool) -> FileInfo? {
+        try? lookup(pathBytes: pathBytes, followLinks: followLinks)
+    }
+
+    /// `of(pathBytes:followLinks:)`, throwing why the system refused (a
+    /// link loop, a broken link).
+    static func lookup(pathBytes: [UInt8], followLinks: Bool) throws(SystemError) -> FileInfo {
         var info = stat()
         let status = withCPath(pathBytes) { followLinks ? stat($0, &info) : lstat($0, &info) }
-        return status == 0 ? FileInfo(info) : nil
+        guard status == 0 else { throw .current() }
+        return FileInfo(info)
     }
 
     /// The file open as `descriptor` (`fstat`).
     static func of(descriptor: Int32) -> FileInfo? {
+        try? lookup(descriptor: descriptor)
+    }
+
+    /// `of(descriptor:)`, throwing why `fstat` refused.
+    static func lookup(descriptor: Int32) throws(SystemError) -> FileInfo {
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else { return nil }
+        guard fstat(descriptor, &info) == 0 else { throw .current() }
         return FileInfo(info)
     }
 
