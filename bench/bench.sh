@@ -560,7 +560,8 @@ section_lookalikes() {
   md_title lookalikes "pHash recall per variant kind and false pairs among 1,000 distinct 640x480 photos (bench/lookalikes.py)"
   "$PY" -c 'import imagehash, pyvips' 2>/dev/null || "$PY" -m pip install -q imagehash pyvips >/dev/null 2>&1 || true
   local log=$OUT/lookalikes.log
-  if "$PY" "$BENCH/lookalikes.py" --dir "$OUT/lookalikes" >"$log" 2>&1; then
+  local thumbs_arg=(); have_thumbs && thumbs_arg=(--thumbs "$THUMBS")
+  if "${LOOKALIKES_PY:-$PY}" "$BENCH/lookalikes.py" --dir "$OUT/lookalikes" "${thumbs_arg[@]}" >"$log" 2>&1; then
     while IFS= read -r line; do md "$line"; done <"$log"
   else
     say "  lookalikes.py failed -- see $log"; show_log_tail "$log"

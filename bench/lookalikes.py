@@ -16,13 +16,15 @@ default `--similar D` (issue 11).
    Q75), and rotated 90 degrees with an EXIF orientation tag (pixels stored
    turned 90 degrees anticlockwise plus orientation 6, so the displayed image
    is the original); and, measured only, the same rotation without the tag.
-3. Hashes every image two ways:
+3. Hashes every image two ways, and a third when --thumbs names a binary:
    - "pipeline": what thumbs will do: decode, auto-rotate, resize to exactly
      32x32 ignoring the aspect ratio with libvips (Lanczos3), Pillow's grey
      formula (L24), then imagehash's DCT/median/bits on those 32x32 levels;
    - "imagehash": imagehash.phash on the auto-rotated Pillow image (Pillow's
      grey conversion first, then its own Lanczos resize to 32x32), the
-     reference definition.
+     reference definition;
+   - "thumbs": the `phash` thumbs itself writes in its manifest (a run over
+     --dir with --size 256), which is what users get.
 4. Prints, for D = 1..12: recall per variant kind (the variant within D bits of
    its original) and the pairs among the COUNT distinct photos within D bits
    (false pairs), for both hash ways, plus the distance distributions.
@@ -129,6 +131,18 @@ def pair_distances(values):
     return np.concatenate(out) if out else np.array([], dtype=int)
 
 
+def thumbs_hashes(binary, directory):
+    """{path relative to `directory`: pHash} from a thumbs run over it."""
+    import json
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory() as out:
+        subprocess.run([binary, "run", directory, "--out", out, "--size", "256", "--quiet", "--max-failures", "100%"], check=True)
+        with open(os.path.join(out, "manifest.json")) as f:
+            items = json.load(f)["items"]
+    return {item["id"]: int(item["phash"], 16) for item in items if item.get("phash")}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", default="bench-out/lookalikes")
@@ -136,6 +150,7 @@ def main():
     ap.add_argument("--originals", type=int, default=20)
     ap.add_argument("--size", default="640x480")
     ap.add_argument("--distances", default="1-12", help="range of D for the tables, e.g. 1-12")
+    ap.add_argument("--thumbs", default=os.environ.get("THUMBS_BIN"), help="a thumbs binary: also measure its own pHash")
     args = ap.parse_args()
     width, height = map(int, args.size.split("x"))
     photos_dir = os.path.join(args.dir, "photos")
@@ -154,7 +169,8 @@ def main():
     print(f"{len(paths)} photos {width}x{height} in {photos_dir}", file=sys.stderr)
 
     photo_hashes = [hashes(p) for p in paths]
-    variant_distances = {k: ([], []) for k in KINDS}
+    variant_distances = {k: ([], [], []) for k in KINDS}
+    variant_paths = {k: [] for k in KINDS}
     for i in range(args.originals):
         original = open(paths[i], "rb").read()
         for kind in KINDS:
@@ -162,13 +178,23 @@ def main():
             p = os.path.join(variants_dir, f"photo_{i + 1:04d}_{kind}.{ext}")
             with open(p, "wb") as f:
                 f.write(data)
+            variant_paths[kind].append(p)
             ph, rh = hashes(p)
             variant_distances[kind][0].append(popcount(ph ^ photo_hashes[i][0]))
             variant_distances[kind][1].append(popcount(rh ^ photo_hashes[i][1]))
 
-    distinct = [pair_distances([h[w] for h in photo_hashes]) for w in (0, 1)]
+    labels = ["pipeline (libvips 32x32 + L24)", "imagehash.phash (Pillow)"]
+    if args.thumbs:
+        theirs = thumbs_hashes(args.thumbs, args.dir)
+        photo_hashes = [(a, b, theirs[os.path.relpath(p, args.dir)]) for (a, b), p in zip(photo_hashes, paths)]
+        for i in range(args.originals):
+            for kind in KINDS:
+                th = theirs[os.path.relpath(variant_paths[kind][i], args.dir)]
+                variant_distances[kind][2].append(popcount(th ^ photo_hashes[i][2]))
+        labels.append("thumbs (its manifest's phash, --size 256)")
+    distinct = [pair_distances([h[w] for h in photo_hashes]) for w in range(len(labels))]
     n_pairs = len(distinct[0])
-    for w, label in enumerate(["pipeline (libvips 32x32 + L24)", "imagehash.phash (Pillow)"]):
+    for w, label in enumerate(labels):
         print(f"\n## pHash way: {label}")
         print(f"variants of {args.originals} photos; false pairs among {args.count} distinct photos ({n_pairs} pairs)\n")
         print("| D | " + " | ".join(KINDS) + " | false pairs |")
