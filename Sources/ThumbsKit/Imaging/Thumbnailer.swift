@@ -357,7 +357,10 @@ public enum Thumbnailer {
             outputs[index] = try finishOne(image, size: settings.sizes[index], plan: plan, settings: settings)
         }
         let signature = try renditions.last.map { rendition throws(VipsFailure) in
-            try SignatureMaker.make(from: rendition, placeholders: settings.placeholders, hashSource: base)
+            try SignatureMaker.make(
+                from: rendition, placeholders: settings.placeholders,
+                hashSource: SignatureMaker.hashSource(among: [base] + renditions)
+            )
         } ?? ImageSignature()
         return RenderedImage(thumbnails: plans.indices.compactMap { outputs[$0] }, signature: signature)
     }
