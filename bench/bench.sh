@@ -577,25 +577,20 @@ section_listmem() {
   while IFS= read -r line; do md "$line"; done <"$log"
 }
 
-section_progressive() {
-  local dir; dir=$(ensure_variant progressive)
-  speed_section progressive "$VARIANT_N JPEGs progressive, libjpeg's standard script (jpegtran -progressive, same pixels) -> ${SIZE} px" \
+# progressive_section KEY DESCRIPTION : a progressive corpus against the
+# peers; targets: 5x the fastest peer, peak RSS <= 120 MiB.
+progressive_section() {
+  local key=$1 dir; dir=$(ensure_variant "$key")
+  speed_section "$key" "$VARIANT_N JPEGs progressive, $2 -> ${SIZE} px" \
     "$dir" "$VARIANT_N" thumbs vipsthumbnail imagemagick pillow floor
-  rm -rf "$OUT/progressive"/out-*
-  verdict_fastest progressive 5
-  verdict "progressive: thumbs peak RSS (MiB)" "${RSS[thumbs]}" le 120
+  rm -rf "$OUT/$key"/out-*
+  verdict_fastest "$key" 5
+  verdict "$key: thumbs peak RSS (MiB)" "${RSS[thumbs]}" le 120
   info_floor
 }
 
-section_progdc() {
-  local dir; dir=$(ensure_variant progdc)
-  speed_section progdc "$VARIANT_N JPEGs progressive, one DC scan per component (jpegtran -scans bench/scans-dc-per-component.txt) -> ${SIZE} px" \
-    "$dir" "$VARIANT_N" thumbs vipsthumbnail imagemagick pillow floor
-  rm -rf "$OUT/progdc"/out-*
-  verdict_fastest progdc 5
-  verdict "progdc: thumbs peak RSS (MiB)" "${RSS[thumbs]}" le 120
-  info_floor
-}
+section_progressive() { progressive_section progressive "libjpeg's standard script (jpegtran -progressive, same pixels)"; }
+section_progdc() { progressive_section progdc "one DC scan per component (jpegtran -scans bench/scans-dc-per-component.txt)"; }
 
 # tagged_ratio KEY TARGET : thumbs' CPU per image on the tagged corpus / on the
 # same photos untagged.
