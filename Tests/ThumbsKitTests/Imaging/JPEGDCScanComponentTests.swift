@@ -9,7 +9,7 @@ import XCTest
 /// it must refuse a repeat on its own (`components_distinct`), not count on
 /// libjpeg having looked. Refused, the file goes on to libjpeg, which
 /// rejects it, and then to libvips: the item gets libvips's verdict under
-/// every `--fail-on`, exactly as if the direct path did not exist.
+/// every `--fail-on`, as if the direct path did not exist.
 final class JPEGDCScanComponentTests: XCTestCase {
     override func setUp() {
         TestImages.start()
@@ -64,16 +64,22 @@ final class JPEGDCScanComponentTests: XCTestCase {
     }
 
     /// The thumbnailer's decode, planned as usual, ends as libvips alone
-    /// ends: with libvips's error, or libvips's pixels. libjpeg fails a
-    /// repeated component whatever `--fail-on` says, so it is an error.
+    /// ends: with libvips's error, or libvips's pixels, never a direct
+    /// decoder's pixels.
+    ///
+    /// Which of the two is libvips's business, and libvips 8.14 is not
+    /// deterministic on such a file under any `--fail-on`: `vipsthumbnail`
+    /// on the same bytes exits 0 or 255 from one run to the next, as its
+    /// decode threads race to the libjpeg error. So the test accepts either
+    /// of libvips's verdicts, from both ways in.
     private func assertLibvipsVerdict(_ bytes: [UInt8], _ label: String, file: StaticString = #filePath, line: UInt = #line) {
         let libvipsOnly = DecodePlan(path: .libvips, info: nil, shrink: 1, peakBytes: 0)
         for failOn in FailOn.allCases {
             let limits = DecodeLimits(failOn: failOn)
             let planned = verdict { raw throws(ItemError) in try Thumbnailer.decode(raw, settings: settings, limits: limits) }
             let libvips = verdict { raw throws(ItemError) in try Thumbnailer.decode(raw, plan: libvipsOnly, settings: settings, limits: limits) }
-            XCTAssertEqual(planned, libvips, "\(label), --fail-on \(failOn)", file: file, line: line)
-            XCTAssertEqual(planned.code, .decode, "\(label), --fail-on \(failOn): \(planned)", file: file, line: line)
+            XCTAssertTrue(planned.isLibvipsVerdict, "\(label), --fail-on \(failOn), planned: \(planned)", file: file, line: line)
+            XCTAssertTrue(libvips.isLibvipsVerdict, "\(label), --fail-on \(failOn), libvips alone: \(libvips)", file: file, line: line)
         }
 
         func verdict(_ decode: (UnsafeRawBufferPointer) throws(ItemError) -> DecodedImage) -> Verdict {
@@ -94,5 +100,11 @@ final class JPEGDCScanComponentTests: XCTestCase {
         var decoder: DecodePath?
         var code: ItemError.Code?
         var message: String?
+
+        /// libvips's pixels, or libvips's refusal of the repeated component.
+        var isLibvipsVerdict: Bool {
+            if let decoder { return decoder == .libvips && code == nil }
+            return code == .decode && message?.hasSuffix("VipsJpeg: Invalid component ID 2 in SOS") == true
+        }
     }
 }
