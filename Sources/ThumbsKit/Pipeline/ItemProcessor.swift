@@ -23,6 +23,10 @@ struct ItemProcessor: Sendable {
     let io: BlockingPool
     /// Admits decodes by the memory they hold at their peak.
     let memory: MemoryBudget
+    /// Source files held in memory at once, from the read to the item's
+    /// record: the window's other tasks check earlier outputs, wait for
+    /// downloads or write, without a source buffer each.
+    let sources: AsyncSemaphore
     let previous: PreviousRun
     let force: Bool
     let registry = DuplicateRegistry()
@@ -46,14 +50,16 @@ struct ItemProcessor: Sendable {
             return failed(item, ItemError.io("\(path): \(reason)"))
         case .file(let path, let size, let modified):
             if !force, let record = await unchanged(item) { return record }
-            do {
-                let bytes = try await io.run { () throws(ItemError) -> SourceBytes in try SourceBytes(path: path) }
-                var record = await decodeOnce(item, bytes: bytes)
-                record.bytes = Int64(bytes.count)
-                record.modified = size == Int64(bytes.count) ? modified : fileStatus(path)?.modified
-                return record
-            } catch {
-                return failed(item, (error as? ItemError) ?? .io("\(path): \(error)"))
+            return await sources.withPermit {
+                do {
+                    let bytes = try await io.run { () throws(ItemError) -> SourceBytes in try SourceBytes(path: path) }
+                    var record = await decodeOnce(item, bytes: bytes)
+                    record.bytes = Int64(bytes.count)
+                    record.modified = size == Int64(bytes.count) ? modified : fileStatus(path)?.modified
+                    return record
+                } catch {
+                    return failed(item, (error as? ItemError) ?? .io("\(path): \(error)"))
+                }
             }
         case .remote:
             guard let fetcher else { return failed(item, .download("photo lists are not available")) }
@@ -85,16 +91,18 @@ struct ItemProcessor: Sendable {
             return record
         case .downloaded(let file, let download):
             defer { try? PathChanges.remove(file) }
-            do {
-                let bytes = try await io.run { () throws(ItemError) -> SourceBytes in try SourceBytes(path: file) }
-                var record = await decodeOnce(item, bytes: bytes)
-                record.bytes = Int64(bytes.count)
-                record.download = download
-                return record
-            } catch {
-                var record = failed(item, (error as? ItemError) ?? .io("\(error)"))
-                record.download = download
-                return record
+            return await sources.withPermit {
+                do {
+                    let bytes = try await io.run { () throws(ItemError) -> SourceBytes in try SourceBytes(path: file) }
+                    var record = await decodeOnce(item, bytes: bytes)
+                    record.bytes = Int64(bytes.count)
+                    record.download = download
+                    return record
+                } catch {
+                    var record = failed(item, (error as? ItemError) ?? .io("\(error)"))
+                    record.download = download
+                    return record
+                }
             }
         }
     }

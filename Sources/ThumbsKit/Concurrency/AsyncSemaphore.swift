@@ -1,8 +1,9 @@
-/// Bounds how many downloads run at once (`--download-jobs`).
+/// Bounds how many tasks do one thing at once: downloads
+/// (`--download-jobs`), source files held in memory (`ItemProcessor`).
 ///
-/// ItemProcessor's window holds more tasks than there are download slots (so
-/// decoding always has work queued); the tasks beyond the limit wait here, in
-/// arrival order.
+/// The processing window holds more tasks than either limit (so decoding
+/// always has work queued); the tasks beyond it wait here, in arrival order,
+/// suspended rather than blocking a thread.
 actor AsyncSemaphore {
     private var available: Int
     private var waiters: [CheckedContinuation<Void, Never>] = []
