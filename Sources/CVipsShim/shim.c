@@ -177,6 +177,10 @@ void shim_malloc_trim(void) {
     malloc_trim(0);
 }
 
+void shim_malloc_map_above(size_t bytes) {
+    mallopt(M_MMAP_THRESHOLD, (int) bytes);
+}
+
 void shim_vector_set_enabled(int enabled) {
     vips_vector_set_enabled(enabled ? TRUE : FALSE);
 }

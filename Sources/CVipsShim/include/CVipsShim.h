@@ -100,6 +100,10 @@ int shim_open_file(const char *path, VipsImage **out);
 /// exported to Swift by the Glibc module).
 void shim_malloc_trim(void);
 
+/// glibc's mallopt(M_MMAP_THRESHOLD, bytes): blocks of `bytes` or more get
+/// their own mapping, returned to the system the moment they are freed.
+void shim_malloc_map_above(size_t bytes);
+
 /// Turns libvips's liborc vectorisation on or off (vips/vector.h is not part
 /// of the umbrella header).
 void shim_vector_set_enabled(int enabled);
