@@ -20,7 +20,7 @@ mkdir -p "$out"
 bin=$(dirname "$(command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)")
 cc=$bin/clang; [[ -x $cc ]] || cc=clang
 shim=$root/Sources/CVipsShim
-srcs="$shim/jpeg_dc.c $shim/jpeg_prog.c $shim/jpeg_direct.c"
+srcs="$shim/jpeg_dc.c $shim/jpeg_prog.c $shim/jpeg_direct.c $shim/resample.c"
 flags="-g -I$shim/include $(pkg-config --cflags vips)"
 libs="$(pkg-config --libs vips) -ljpeg -lm"
 
@@ -31,13 +31,14 @@ build() {
     "$here/jpeg_fuzzer.c" $srcs -o "$out/jpeg_cover" $libs
   $cc -O2 $flags "$here/dccheck.c" $srcs -o "$out/dccheck" $libs
   $cc -O2 $flags "$here/dchash.c" $srcs -o "$out/dchash" $libs
-  # The compact progressive decode (jpeg_prog.c) on its own.
+  # The compact progressive decode (jpeg_prog.c) on its own, with the
+  # resample its 1/1 rows stream into.
   # PG_FUZZ_RELEASE: rendered coefficient rows are poisoned, not unmapped,
   # so a read of one is an ASan report however small the image.
   $cc -O1 $flags -I$shim -DPG_FUZZ_RELEASE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    "$here/prog_fuzzer.c" "$shim/jpeg_prog.c" -o "$out/prog_fuzzer" -ljpeg -lm
+    "$here/prog_fuzzer.c" "$shim/jpeg_prog.c" "$shim/resample.c" -o "$out/prog_fuzzer" $libs
   $cc -O1 $flags -I$shim -fprofile-instr-generate -fcoverage-mapping -fsanitize=fuzzer \
-    "$here/prog_fuzzer.c" "$shim/jpeg_prog.c" -o "$out/prog_cover" -ljpeg -lm
+    "$here/prog_fuzzer.c" "$shim/jpeg_prog.c" "$shim/resample.c" -o "$out/prog_cover" $libs
 }
 
 seeds() {
@@ -67,7 +68,7 @@ case ${1:-build} in
     rm -f "$out"/prog.profraw
     LLVM_PROFILE_FILE="$out/prog.profraw" "$out/prog_cover" -runs=0 "$out/prog-corpus" "$out/seeds" >/dev/null 2>&1
     "$bin/llvm-profdata" merge -sparse "$out/prog.profraw" -o "$out/prog.profdata"
-    "$bin/llvm-cov" report "$out/prog_cover" -instr-profile="$out/prog.profdata" "$shim/jpeg_prog.c" ;;
+    "$bin/llvm-cov" report "$out/prog_cover" -instr-profile="$out/prog.profdata" "$shim/jpeg_prog.c" "$shim/resample.c" ;;
   cover)
     rm -f "$out"/*.profraw
     LLVM_PROFILE_FILE="$out/cover.profraw" "$out/jpeg_cover" -runs=0 "$out/corpus" "$out/seeds" >/dev/null 2>&1

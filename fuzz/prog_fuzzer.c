@@ -75,7 +75,11 @@ static int reference(const uint8_t *data, size_t size, int shrink, size_t *w, si
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 4 || data[0] != 0xFF || data[1] != 0xD8)
         return 0;
-    for (int shrink = 2; shrink <= 4; shrink *= 2) {
+    /* 1/1 twice: the banded decode into a full image, and streamed into a
+     * resize to a third of each side. */
+    static const int shrinks[] = { 1, 1, 2, 4 };
+    for (int pass = 0; pass < 4; pass++) {
+        int shrink = shrinks[pass], streamed = pass == 0;
         struct jpeg_decompress_struct cinfo;
         fuzz_error err;
         begin(&cinfo, &err);
@@ -91,7 +95,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         uint8_t *pixels = NULL;
         size_t w = 0, h = 0;
         int bands = 0;
-        int status = jpeg_prog_decode(&cinfo, data + size, shrink, (size_t) 32 << 20,
+        int tw = streamed ? (int) (cinfo.image_width / 3) : 0, th = streamed ? (int) (cinfo.image_height / 3) : 0;
+        int status = jpeg_prog_decode(&cinfo, data + size, shrink, tw, th, (size_t) 32 << 20,
                                       &pixels, &w, &h, &bands);
         int components = cinfo.num_components;
         jpeg_destroy_decompress(&cinfo);
@@ -107,8 +112,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         size_t rw, rh;
         if (reference(data, size, shrink, &rw, &rh) != 0)
             __builtin_trap(); /* decoded a file libjpeg rejects or warns about */
-        if (rw != w || rh != h)
+        if (streamed && tw > 0 && th > 0 && (size_t) tw < rw && (size_t) th < rh) {
+            if (w != (size_t) tw || h != (size_t) th)
+                __builtin_trap();
+        } else if (rw != w || rh != h) {
             __builtin_trap();
+        }
     }
     return 0;
 }

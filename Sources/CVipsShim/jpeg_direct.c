@@ -174,8 +174,9 @@ int shim_jpeg_direct_probe(const void *buf, size_t len, shim_jpeg_header *header
             header->dc_capable = jpeg_dc_capable(&cinfo);
             header->coefficient_bytes = coefficient_bytes(&cinfo);
             if (cinfo.progressive_mode) {
-                header->compact_bytes_half = jpeg_prog_peak_bytes(&cinfo, 2);
-                header->compact_bytes_quarter = jpeg_prog_peak_bytes(&cinfo, 4);
+                header->compact_bytes_half = jpeg_prog_peak_bytes(&cinfo, 2, 0, 0);
+                header->compact_bytes_quarter = jpeg_prog_peak_bytes(&cinfo, 4, 0, 0);
+                header->compact_bytes_full = jpeg_prog_peak_bytes(&cinfo, 1, 0, 0);
             }
             result = 0;
         }
@@ -241,6 +242,25 @@ static void fill_result(shim_jpeg_pixels *out, unsigned char *pixels, size_t wid
  * result took over are set to NULL first so that only the rest is freed. */
 int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
                             size_t max_bytes, shim_jpeg_pixels *out) {
+    return shim_jpeg_direct_decode_to(buf, len, shrink, 0, 0, max_bytes, out);
+}
+
+size_t shim_jpeg_streamed_bytes(const void *buf, size_t len, int shrink, int target_w, int target_h) {
+    if (!buf || len < 4 || len > (size_t) 0xFFFFFFFFu)
+        return 0;
+    struct jpeg_decompress_struct cinfo;
+    direct_error err;
+    volatile size_t bytes = 0;
+    direct_begin(&cinfo, &err, buf, len);
+    if (setjmp(err.jump) == 0 && jpeg_read_header(&cinfo, TRUE) == JPEG_HEADER_OK &&
+        direct_supported(&cinfo) && cinfo.progressive_mode)
+        bytes = jpeg_prog_peak_bytes(&cinfo, shrink, target_w, target_h);
+    jpeg_destroy_decompress(&cinfo);
+    return bytes;
+}
+
+int shim_jpeg_direct_decode_to(const void *buf, size_t len, int shrink, int target_w, int target_h,
+                               size_t max_bytes, shim_jpeg_pixels *out) {
     memset(out, 0, sizeof *out);
     if (!buf || len < 4 || len > (size_t) 0xFFFFFFFFu)
         return -1;
@@ -295,10 +315,11 @@ int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
             goto done;
         }
     }
-    if (cinfo.progressive_mode && (shrink == 2 || shrink == 4)) {
-        /* Only the coefficients the reduced IDCT reads (jpeg_prog.c). */
+    if (cinfo.progressive_mode && (shrink == 1 || shrink == 2 || shrink == 4)) {
+        /* Only the coefficients the reduced IDCT reads, or at 1/1 a band of
+         * them at a time (jpeg_prog.c). */
         uint8_t *reduced = NULL;
-        if (jpeg_prog_decode(&cinfo, (const uint8_t *) buf + len, shrink, max_bytes,
+        if (jpeg_prog_decode(&cinfo, (const uint8_t *) buf + len, shrink, target_w, target_h, max_bytes,
                              &reduced, &width, &height, &bands) == 0) {
             fill_result(out, reduced, width, height, bands, xres, yres, orientation,
                         icc, profile_length, JPEG_DECODER_PROGRESSIVE_COMPACT);

@@ -1,4 +1,5 @@
-/* Progressive JPEGs at 1/2 and 1/4 scale in a third of libjpeg's memory.
+/* Progressive JPEGs at 1/2 and 1/4 scale in a third of libjpeg's memory,
+ * and at 1/1 in about a tenth.
  *
  * libjpeg decodes a progressive file by buffering every coefficient of the
  * image (64 16-bit values a block, 72 MB for a 12 MP 4:4:4 photo) until the
@@ -10,6 +11,20 @@
  * 8x8 IDCT). The pixels are made a block row at a time from those, so the
  * peak is the kept coefficients and the output image.
  *
+ * At 1/1 every coefficient is needed, so it decodes in two passes instead
+ * (the "banded" decode). The first parses every scan keeping only the
+ * nonzero bits (8 bytes a block) and notes, at the first row of each band
+ * of 32 pixel rows, where each scan's decode stands: bit position, EOB
+ * run, DC predictions, restart count (pg_cursor), with the scan's tables.
+ * The second replays every scan over one band at a time, from those
+ * cursors, into two bands of coefficients (the band being rendered and the
+ * next, which upsampling reads into). Each scan is Huffman-decoded twice;
+ * a 12 MP 4:4:4 photo holds 4.5 MB, then 1.5 MB, instead of 72 MB.
+ *
+ * With a target size, the rows go straight into resample.c's Lanczos3
+ * (resample_stream.h) as they are made, so not even the decoded image is
+ * held whole: only the input rows the next strip of output reads.
+ *
  * What it matches in libjpeg(-turbo), so both paths give close pixels:
  *  - The scans (jdphuff.c): DC first with point transform, DC refinement,
  *    AC first with EOB runs, AC refinement (G.1.2), restart intervals, and
@@ -18,8 +33,8 @@
  *  - The IDCT size of each component (jdmaster.c): chroma that is sampled
  *    more coarsely gets a larger IDCT instead of upsampling where the ratio
  *    allows (4:2:0 chroma: 8x8 at 1/2, 4x4 at 1/4), so the planes have
- *    libjpeg's sizes and the same upsampling is left: "fancy" h2v1 (4:2:2)
- *    and h1v2 (4:4:0), bit for bit (jdsample.c).
+ *    libjpeg's sizes and the same upsampling is left: "fancy" h2v1 (4:2:2),
+ *    h1v2 (4:4:0) and h2v2 (4:2:0 at 1/1), bit for bit (jdsample.c).
  *  - The reduced IDCT: libjpeg's 4x4 and 2x2 IDCTs (jidctred.c) equal the
  *    mean of each 2x2 or 4x4 group of the full 8x8 IDCT's pixels (the
  *    frequencies they skip average to zero over a group). This decoder
@@ -41,6 +56,7 @@
  * sampled below chroma), or more memory than `max_bytes`.
  */
 #include "jpeg_prog.h"
+#include "resample_stream.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -295,8 +311,11 @@ typedef struct {
     int rh, rv;        /* upsampling ratios, 1 or 2 */
     size_t dw, dh;     /* samples holding the image (libjpeg's downsampled size) */
     int16_t *coef;     /* n x n kept coefficients per block, natural order */
-    size_t coef_bytes; /* its mapping's length (coef_map) */
+    size_t coef_bytes; /* its mapping's length (coef_map); 0 when not mapped */
+    size_t nn;         /* coefficients a block in `coef` (k x k; 0 while parsing) */
     uint64_t *nz;      /* per block: bit k (zigzag) set when coefficient k != 0 */
+    size_t window;     /* block rows `coef` and `nz` hold: row r at r % window */
+    size_t band_rows;  /* block rows a band (the banded decode at 1/1) */
     int8_t slot[64];   /* zigzag k -> index among the kept coefficients, or -1 */
     uint64_t kept;     /* bit k set when slot[k] >= 0 */
     int quant_table;
@@ -317,6 +336,9 @@ typedef struct {
     uint16_t quant[4][64];
     int quant_defined[4];
     unsigned restart_interval;
+    int banded;        /* 1/1: two passes, a band of coefficients at a time */
+    size_t band_mcus;  /* MCU rows a band */
+    size_t bands;
 } pg_state;
 
 typedef struct {
@@ -350,7 +372,7 @@ static int keep_side(int n) {
 static int setup_frame(pg_state *st, j_decompress_ptr cinfo, const uint8_t *end, int shrink) {
     int nc = cinfo->num_components;
     if ((nc != 1 && nc != 3) || cinfo->arith_code || cinfo->data_precision != 8 ||
-        !cinfo->progressive_mode || (shrink != 2 && shrink != 4))
+        !cinfo->progressive_mode || (shrink != 1 && shrink != 2 && shrink != 4))
         return -1;
     if (nc == 3 && cinfo->jpeg_color_space != JCS_YCbCr && cinfo->jpeg_color_space != JCS_RGB)
         return -1;
@@ -370,6 +392,10 @@ static int setup_frame(pg_state *st, j_decompress_ptr cinfo, const uint8_t *end,
         return -1;
     st->mcux = (st->width + 8 * (size_t) st->hmax - 1) / (8 * (size_t) st->hmax);
     st->mcuy = (st->height + 8 * (size_t) st->vmax - 1) / (8 * (size_t) st->vmax);
+    /* Bands of 32 pixel rows (at 1/1, where every coefficient is kept). */
+    st->banded = shrink == 1;
+    st->band_mcus = st->vmax >= 4 ? 1 : (size_t) (4 / st->vmax);
+    st->bands = (st->mcuy + st->band_mcus - 1) / st->band_mcus;
     int n0 = 8 / shrink;
     for (int c = 0; c < nc; c++) {
         pg_component *comp = &st->comp[c];
@@ -397,11 +423,14 @@ static int setup_frame(pg_state *st, j_decompress_ptr cinfo, const uint8_t *end,
             return -1;
         comp->rh = st->hmax * n0 / (comp->h * n);
         comp->rv = st->vmax * n0 / (comp->v * n);
-        /* Only the upsamplings copied from libjpeg: none, h2v1, h1v2. */
-        if (comp->rh > 2 || comp->rv > 2 || (comp->rh == 2 && comp->rv == 2))
+        /* Only the upsamplings copied from libjpeg: none, h2v1, h1v2, h2v2. */
+        if (comp->rh > 2 || comp->rv > 2)
             return -1;
         comp->pw = st->mcux * (size_t) comp->h;
         comp->ph = st->mcuy * (size_t) comp->v;
+        comp->nn = (size_t) keep_side(n) * (size_t) keep_side(n);
+        comp->band_rows = st->band_mcus * (size_t) comp->v;
+        comp->window = st->banded ? 2 * comp->band_rows : comp->ph;
         size_t cw = (st->width * (size_t) comp->h + (size_t) st->hmax - 1) / (size_t) st->hmax;
         size_t ch = (st->height * (size_t) comp->v + (size_t) st->vmax - 1) / (size_t) st->vmax;
         comp->bw = (cw + 7) / 8;
@@ -795,22 +824,54 @@ static inline __attribute__((always_inline)) int ac_refine_block(pg_bits *b, con
     return 0;
 }
 
-/* An AC scan (one component, one block an MCU, its real blocks only), with
- * `refine` a constant so that each kind gets its own loop. Returns 0 or -1. */
-static inline __attribute__((always_inline)) int ac_scan(pg_state *st, const pg_scan *scan,
-                                                         pg_bits *b, int refine) {
+/* Where a scan's decode stands at the start of a row of its MCUs: all it
+ * takes to resume there (the banded decode's second pass). */
+typedef struct {
+    pg_bits b;
+    unsigned eobrun, left;
+    int next_rst;
+    int32_t pred[MAX_SCAN_COMPONENTS];
+} pg_cursor;
+
+/* A scan's rows of MCUs, and how many of them make a band: a non-interleaved
+ * scan (every AC scan) covers its component's real blocks, one a MCU. */
+static size_t scan_rows(const pg_state *st, const pg_scan *scan, size_t *band) {
+    if (scan->n == 1) {
+        const pg_component *comp = &st->comp[scan->comp[0]];
+        *band = comp->band_rows;
+        return comp->bh;
+    }
+    *band = st->band_mcus;
+    return st->mcuy;
+}
+
+/* Rows `from` to `to` of an AC scan, with `refine` a constant so that each
+ * kind gets its own loop. At each band's first row, the cursor goes to
+ * `marks` when given. Returns 0 or -1. */
+static inline __attribute__((always_inline)) int ac_scan(pg_state *st, const pg_scan *scan, const pg_huff *ac,
+                                                         unsigned restart, pg_cursor *cur, size_t from, size_t to,
+                                                         pg_cursor *marks, int refine) {
     pg_component *comp = &st->comp[scan->comp[0]];
-    const pg_huff *ac = &st->derived[4 + scan->ac_table[0]];
-    size_t nn = (size_t) comp->k * (size_t) comp->k;
-    unsigned eobrun = 0, restart = st->restart_interval, left = restart;
-    int next_rst = 0;
-    for (size_t my = 0; my < comp->bh; my++) {
-        int16_t *coef = comp->coef + my * comp->pw * nn;
-        uint64_t *nz = comp->nz + my * comp->pw;
+    size_t nn = comp->nn, band = comp->band_rows;
+    pg_bits b = cur->b;
+    unsigned eobrun = cur->eobrun, left = cur->left;
+    int next_rst = cur->next_rst;
+    for (size_t my = from; my < to; my++) {
+        if (marks && my % band == 0) {
+            pg_cursor *mark = &marks[my / band];
+            memset(mark, 0, sizeof *mark);
+            mark->b = b;
+            mark->eobrun = eobrun;
+            mark->left = left;
+            mark->next_rst = next_rst;
+        }
+        size_t row = my % comp->window;
+        int16_t *coef = comp->coef + row * comp->pw * nn;
+        uint64_t *nz = comp->nz + row * comp->pw;
         for (size_t mx = 0; mx < comp->bw; mx++, coef += nn, nz++) {
             if (restart) {
                 if (left == 0) {
-                    if (read_restart(b, next_rst))
+                    if (read_restart(&b, next_rst))
                         return -1;
                     eobrun = 0;
                     next_rst = (next_rst + 1) & 7;
@@ -818,51 +879,53 @@ static inline __attribute__((always_inline)) int ac_scan(pg_state *st, const pg_
                 }
                 left--;
             }
-            if (refine ? ac_refine_block(b, ac, scan, &eobrun, coef, nz, comp->slot, comp->kept)
-                       : ac_first_block(b, ac, scan, &eobrun, coef, nz, comp->slot))
+            if (refine ? ac_refine_block(&b, ac, scan, &eobrun, coef, nz, comp->slot, comp->kept)
+                       : ac_first_block(&b, ac, scan, &eobrun, coef, nz, comp->slot))
                 return -1;
-            if (b->nbits < b->pad)
+            if (b.nbits < b.pad)
                 return -1; /* bits taken from past the end of the data */
         }
     }
+    cur->b = b;
+    cur->eobrun = eobrun;
+    cur->left = left;
+    cur->next_rst = next_rst;
     return 0;
 }
 
-/* Decodes one scan into the kept coefficients. Sets *next to the byte after
- * the scan's data. Returns 0 or -1. */
-static int decode_scan(pg_state *st, const pg_scan *scan, int kind, const uint8_t **next) {
-    if (kind == SCAN_AC_FIRST || kind == SCAN_AC_REFINE) {
-        pg_bits b = { scan->data, st->end, 0, 0, 0, 0 };
-        if (kind == SCAN_AC_FIRST ? ac_scan(st, scan, &b, 0) : ac_scan(st, scan, &b, 1))
-            return -1;
-        if (b.nbits - b.pad >= 8)
-            return -1;
-        *next = b.p;
-        return 0;
-    }
+/* Rows `from` to `to` of a DC scan, interleaved or not. */
+static int dc_scan(pg_state *st, const pg_scan *scan, int kind, const pg_huff *const *dc, unsigned restart,
+                   pg_cursor *cur, size_t from, size_t to, pg_cursor *marks) {
     int n = scan->n;
+    size_t band;
     size_t mcus_x = n == 1 ? st->comp[scan->comp[0]].bw : st->mcux;
-    size_t mcus_y = n == 1 ? st->comp[scan->comp[0]].bh : st->mcuy;
+    scan_rows(st, scan, &band);
     int bh[MAX_SCAN_COMPONENTS], bv[MAX_SCAN_COMPONENTS];
     for (int i = 0; i < n; i++) {
         bh[i] = n == 1 ? 1 : st->comp[scan->comp[i]].h;
         bv[i] = n == 1 ? 1 : st->comp[scan->comp[i]].v;
     }
     int Al = scan->Al;
-    pg_bits b = { scan->data, st->end, 0, 0, 0, 0 };
-    int32_t pred[MAX_SCAN_COMPONENTS] = { 0, 0, 0, 0 };
-    unsigned eobrun = 0;
-    unsigned restart = st->restart_interval, left = restart;
-    int next_rst = 0;
-    const pg_huff *ac = &st->derived[4 + scan->ac_table[0]];
-    for (size_t my = 0; my < mcus_y; my++) {
+    pg_bits b = cur->b;
+    unsigned left = cur->left;
+    int next_rst = cur->next_rst;
+    int32_t pred[MAX_SCAN_COMPONENTS];
+    memcpy(pred, cur->pred, sizeof pred);
+    for (size_t my = from; my < to; my++) {
+        if (marks && my % band == 0) {
+            pg_cursor *mark = &marks[my / band];
+            memset(mark, 0, sizeof *mark);
+            mark->b = b;
+            mark->left = left;
+            mark->next_rst = next_rst;
+            memcpy(mark->pred, pred, sizeof pred);
+        }
         for (size_t mx = 0; mx < mcus_x; mx++) {
             if (restart) {
                 if (left == 0) {
                     if (read_restart(&b, next_rst))
                         return -1;
                     memset(pred, 0, sizeof pred);
-                    eobrun = 0;
                     next_rst = (next_rst + 1) & 7;
                     left = restart;
                 }
@@ -870,16 +933,13 @@ static int decode_scan(pg_state *st, const pg_scan *scan, int kind, const uint8_
             }
             for (int i = 0; i < n; i++) {
                 pg_component *comp = &st->comp[scan->comp[i]];
-                size_t nn = (size_t) comp->k * (size_t) comp->k;
-                const pg_huff *dct = &st->derived[scan->dc_table[i]];
+                size_t nn = comp->nn;
                 for (int by = 0; by < bv[i]; by++) {
-                    size_t index = (my * (size_t) bv[i] + (size_t) by) * comp->pw + mx * (size_t) bh[i];
-                    for (int bx = 0; bx < bh[i]; bx++, index++) {
-                        int16_t *coef = comp->coef + index * nn;
-                        uint64_t *nz = comp->nz + index;
-                        switch (kind) {
-                        case SCAN_DC_FIRST: {
-                            int size = symbol(&b, dct);
+                    size_t row = (my * (size_t) bv[i] + (size_t) by) % comp->window;
+                    int16_t *coef = comp->coef + (row * comp->pw + mx * (size_t) bh[i]) * nn;
+                    for (int bx = 0; bx < bh[i]; bx++, coef += nn) {
+                        if (kind == SCAN_DC_FIRST) {
+                            int size = symbol(&b, dc[i]);
                             if (size < 0)
                                 return -1;
                             int64_t sum = (int64_t) pred[i] + extend(&b, size);
@@ -887,20 +947,8 @@ static int decode_scan(pg_state *st, const pg_scan *scan, int kind, const uint8_
                                 return -1;
                             pred[i] = (int32_t) sum;
                             coef[0] = (int16_t) ((uint32_t) pred[i] << Al);
-                            break;
-                        }
-                        case SCAN_DC_REFINE:
-                            if (get_bit(&b))
-                                coef[0] = (int16_t) (coef[0] | (1 << Al));
-                            break;
-                        case SCAN_AC_FIRST:
-                            if (ac_first_block(&b, ac, scan, &eobrun, coef, nz, comp->slot))
-                                return -1;
-                            break;
-                        default:
-                            if (ac_refine_block(&b, ac, scan, &eobrun, coef, nz, comp->slot, comp->kept))
-                                return -1;
-                            break;
+                        } else if (get_bit(&b)) {
+                            coef[0] = (int16_t) (coef[0] | (1 << Al));
                         }
                     }
                 }
@@ -909,9 +957,102 @@ static int decode_scan(pg_state *st, const pg_scan *scan, int kind, const uint8_
                 return -1; /* bits taken from past the end of the data */
         }
     }
-    if (b.nbits - b.pad >= 8)
+    cur->b = b;
+    cur->left = left;
+    cur->next_rst = next_rst;
+    memcpy(cur->pred, pred, sizeof pred);
+    return 0;
+}
+
+/* A scan as the banded decode replays it, band by band: its header, the
+ * tables and restart interval in force, and its cursor at each band. */
+typedef struct {
+    pg_scan scan;
+    int kind;
+    unsigned restart;
+    pg_huff *tables; /* DC tables of the scan's components, then its AC table */
+    pg_cursor *marks;
+} pg_replay;
+
+/* Most scans a file may have on the banded path (libjpeg's standard script
+ * has 10, mozjpeg's some 20): each holds its tables and a cursor a band. */
+#define PG_MAX_SCANS 64
+
+/* Rows `from` to `to` of a scan, from `cur`. */
+static int run_scan(pg_state *st, const pg_scan *scan, int kind, const pg_huff *const *dc, const pg_huff *ac,
+                    unsigned restart, pg_cursor *cur, size_t from, size_t to, pg_cursor *marks) {
+    switch (kind) {
+    case SCAN_AC_FIRST:
+        return ac_scan(st, scan, ac, restart, cur, from, to, marks, 0);
+    case SCAN_AC_REFINE:
+        return ac_scan(st, scan, ac, restart, cur, from, to, marks, 1);
+    default:
+        return dc_scan(st, scan, kind, dc, restart, cur, from, to, marks);
+    }
+}
+
+/* Decodes one whole scan (with its cursor at each band into `marks`, when
+ * given). Sets *next to the byte after the scan's data. Returns 0 or -1. */
+static int decode_scan(pg_state *st, const pg_scan *scan, int kind, pg_cursor *marks, const uint8_t **next) {
+    const pg_huff *dc[MAX_SCAN_COMPONENTS];
+    for (int i = 0; i < scan->n; i++)
+        dc[i] = &st->derived[scan->dc_table[i] & 3];
+    const pg_huff *ac = &st->derived[4 + (scan->ac_table[0] & 3)];
+    pg_cursor cur;
+    memset(&cur, 0, sizeof cur);
+    cur.b.p = scan->data;
+    cur.b.end = st->end;
+    cur.left = st->restart_interval;
+    size_t band, rows = scan_rows(st, scan, &band);
+    if (run_scan(st, scan, kind, dc, ac, st->restart_interval, &cur, 0, rows, marks))
         return -1;
-    *next = b.p;
+    if (cur.b.nbits - cur.b.pad >= 8)
+        return -1;
+    *next = cur.b.p;
+    return 0;
+}
+
+/* Keeps what replaying `scan` takes (the banded decode's first pass). */
+static int keep_replay(const pg_state *st, const pg_scan *scan, int kind, pg_replay *replay) {
+    memset(replay, 0, sizeof *replay);
+    replay->scan = *scan;
+    replay->kind = kind;
+    replay->restart = st->restart_interval;
+    int dc = kind == SCAN_DC_FIRST ? scan->n : 0, ac = kind == SCAN_AC_FIRST || kind == SCAN_AC_REFINE;
+    replay->tables = malloc(sizeof(pg_huff) * (size_t) (dc + ac + 1));
+    replay->marks = calloc(st->bands, sizeof(pg_cursor));
+    if (!replay->tables || !replay->marks)
+        return -1;
+    for (int i = 0; i < dc; i++)
+        replay->tables[i] = st->derived[scan->dc_table[i] & 3];
+    if (ac)
+        replay->tables[dc] = st->derived[4 + (scan->ac_table[0] & 3)];
+    return 0;
+}
+
+/* Band `index` of every component, all scans replayed over it, into the
+ * half of each component's window it maps to. Returns 0 or -1. */
+static int decode_band(pg_state *st, const pg_replay *replays, size_t count, size_t index) {
+    for (int c = 0; c < st->nc; c++) {
+        pg_component *comp = &st->comp[c];
+        size_t first = (index * comp->band_rows) % comp->window;
+        memset(comp->coef + first * comp->pw * comp->nn, 0, comp->band_rows * comp->pw * comp->nn * sizeof(int16_t));
+        memset(comp->nz + first * comp->pw, 0, comp->band_rows * comp->pw * sizeof(uint64_t));
+    }
+    for (size_t s = 0; s < count; s++) {
+        const pg_replay *r = &replays[s];
+        size_t band, rows = scan_rows(st, &r->scan, &band), from = index * band;
+        if (from >= rows)
+            continue;
+        size_t to = from + band < rows ? from + band : rows;
+        const pg_huff *dc[MAX_SCAN_COMPONENTS];
+        int ndc = r->kind == SCAN_DC_FIRST ? r->scan.n : 0;
+        for (int i = 0; i < ndc; i++)
+            dc[i] = &r->tables[i];
+        pg_cursor cur = r->marks[index];
+        if (run_scan(st, &r->scan, r->kind, dc, &r->tables[ndc], r->restart, &cur, from, to, NULL))
+            return -1;
+    }
     return 0;
 }
 
@@ -1041,7 +1182,7 @@ static void render_block_row_4x4(const pg_rows *rows, size_t by, uint8_t *out) {
             q[u][j] = rows->q[u * 4 + j];
         }
     for (size_t bx = 0; bx < comp->pw; bx++) {
-        const int16_t *c = comp->coef + (by * comp->pw + bx) * 16;
+        const int16_t *c = comp->coef + (by % comp->window * comp->pw + bx) * 16;
         float4 pass[4]; /* pass[v][j] */
         for (int v = 0; v < 4; v++) {
             float4 d = { (float) c[v * 4], (float) c[v * 4 + 1], (float) c[v * 4 + 2], (float) c[v * 4 + 3] };
@@ -1078,7 +1219,7 @@ static void render_block_row_2x2(const pg_rows *rows, size_t by, uint8_t *out) {
         col_t[w] = c;
     }
     for (size_t bx = 0; bx < comp->pw; bx++) {
-        const int16_t *c = comp->coef + (by * comp->pw + bx) * 16;
+        const int16_t *c = comp->coef + (by % comp->window * comp->pw + bx) * 16;
         float4 sum = { 0, 0, 0, 0 };
         for (int v = 0; v < 4; v++) {
             float4 pass = { 0, 0, 0, 0 };
@@ -1095,10 +1236,52 @@ static void render_block_row_2x2(const pg_rows *rows, size_t by, uint8_t *out) {
     }
 }
 
+typedef float float8 __attribute__((vector_size(32)));
+
+/* All 64 coefficients to 8x8 samples (1/1), a row of eight samples as one
+ * vector: the same sums as the general loop in the same order, skipping
+ * rows of zero coefficients (most of a photo's high frequencies). */
+static void render_block_row_8x8(const pg_rows *rows, size_t by, uint8_t *out) {
+    const pg_component *comp = rows->comp;
+    size_t stride = rows->stride;
+    float8 column[8]; /* column[u][j] = t[j][u] */
+    for (int u = 0; u < 8; u++)
+        for (int j = 0; j < 8; j++)
+            column[u][j] = rows->t[j][u];
+    const int16_t *c = comp->coef + by % comp->window * comp->pw * 64;
+    for (size_t bx = 0; bx < comp->pw; bx++, c += 64) {
+        float8 pass[8]; /* pass[v][j] */
+        int live[8], count = 0;
+        for (int v = 0; v < 8; v++) {
+            const int16_t *row = c + v * 8;
+            float8 sum = { 0, 0, 0, 0, 0, 0, 0, 0 };
+            if (row[0] | row[1] | row[2] | row[3] | row[4] | row[5] | row[6] | row[7]) {
+                for (int u = 0; u < 8; u++)
+                    sum += column[u] * ((float) row[u] * rows->q[v * 8 + u]);
+                live[count++] = v;
+            }
+            pass[v] = sum;
+        }
+        uint8_t *o = out + bx * 8;
+        for (int i = 0; i < 8; i++) {
+            float8 sum = { 0, 0, 0, 0, 0, 0, 0, 0 };
+            for (int l = 0; l < count; l++)
+                sum += pass[live[l]] * rows->t[i][live[l]];
+            for (int j = 0; j < 8; j++)
+                o[j] = to_sample(sum[j]);
+            o += stride;
+        }
+    }
+}
+
 /* IDCTs block row `by` into `out` (n rows of `stride` samples). */
 static void render_block_row(const pg_rows *rows, size_t by, uint8_t *out) {
     const pg_component *comp = rows->comp;
     int n = comp->n, kept = comp->k;
+    if (n == 8 && kept == 8) {
+        render_block_row_8x8(rows, by, out);
+        return;
+    }
     if (n == 4 && kept == 4) {
         render_block_row_4x4(rows, by, out);
         return;
@@ -1109,7 +1292,7 @@ static void render_block_row(const pg_rows *rows, size_t by, uint8_t *out) {
     }
     size_t nn = (size_t) kept * kept, stride = rows->stride;
     for (size_t bx = 0; bx < comp->pw; bx++) {
-        const int16_t *c = comp->coef + (by * comp->pw + bx) * nn;
+        const int16_t *c = comp->coef + (by % comp->window * comp->pw + bx) * nn;
         float pass[8][8]; /* pass[v][j]: the row pass over u */
         for (int v = 0; v < kept; v++) {
             float d[8];
@@ -1152,11 +1335,41 @@ static const uint8_t *plane_row(pg_rows *rows, size_t r) {
     return base + (r % n) * rows->stride;
 }
 
+/* h2v2 "fancy" upsampling (jdsample.c): each output sample weighs the
+ * nearer input row 3:1 against the other, then the nearer column 3:1,
+ * with libjpeg's rounding (+8 and +7 in turn). */
+static void h2v2_fancy(const uint8_t *near, const uint8_t *far, size_t dw, size_t ow, uint8_t *line) {
+    int last = near[0] * 3 + far[0], here = last;
+    for (size_t i = 0; i < dw && 2 * i < ow; i++) {
+        int next = i + 1 < dw ? near[i + 1] * 3 + far[i + 1] : here;
+        line[2 * i] = (uint8_t) (i == 0 ? (here * 4 + 8) >> 4 : (here * 3 + last + 8) >> 4);
+        if (2 * i + 1 < ow)
+            line[2 * i + 1] = (uint8_t) (i + 1 == dw ? (here * 4 + 7) >> 4 : (here * 3 + next + 7) >> 4);
+        last = here;
+        here = next;
+    }
+}
+
 /* Component row `y` of the output, `ow` samples, upsampled as libjpeg's
- * jdsample.c does: h2v1 "fancy" (or replicated when the plane is at most 2
- * samples wide), h1v2 "fancy" with the edge rows replicated. */
+ * jdsample.c does: h2v1 and h2v2 "fancy" (or replicated when the plane is
+ * at most 2 samples wide), h1v2 "fancy"; edge rows replicated. */
 static void component_row(pg_rows *rows, size_t y, size_t ow, uint8_t *line) {
     const pg_component *comp = rows->comp;
+    if (comp->rv == 2 && comp->rh == 2) {
+        size_t row = y / 2, other;
+        if ((y & 1) == 0)
+            other = row == 0 ? 0 : row - 1;
+        else
+            other = row + 1 < comp->dh ? row + 1 : comp->dh - 1;
+        const uint8_t *a = plane_row(rows, row);
+        if (comp->dw <= 2) {
+            for (size_t x = 0; x < ow; x++)
+                line[x] = a[x / 2];
+            return;
+        }
+        h2v2_fancy(a, plane_row(rows, other), comp->dw, ow, line);
+        return;
+    }
     if (comp->rv == 2) {
         size_t row = y / 2, other;
         int bias;
@@ -1210,20 +1423,44 @@ static int add_size(size_t *total, size_t a, size_t b) {
 }
 
 /* What the decode allocates at once: the kept coefficients and bits, three
- * block rows of samples per component and the output. 0 on overflow. */
-static size_t peak_bytes(const pg_state *st, size_t ow, size_t oh) {
-    size_t total = 0;
+ * block rows of samples per component and the output. The banded decode
+ * holds the bits of every block while it parses (first pass), then two
+ * bands of coefficients and the output (second); its scans' tables and
+ * cursors throughout, counted for the most scans it takes. 0 on overflow. */
+/* Whether the decode streams its rows into a resample to tw x th. */
+static int streams(size_t ow, size_t oh, int tw, int th) {
+    return tw > 0 && th > 0 && (size_t) tw < ow && (size_t) th < oh && ow <= INT32_MAX && oh <= INT32_MAX;
+}
+
+static size_t peak_bytes(const pg_state *st, size_t ow, size_t oh, int tw, int th) {
+    size_t held = 0, parse = 0, replay = 0;
     for (int c = 0; c < st->nc; c++) {
         const pg_component *comp = &st->comp[c];
-        size_t blocks = comp->pw * comp->ph;
-        size_t per_block = 2 * (size_t) comp->k * (size_t) comp->k + sizeof(uint64_t);
-        if (add_size(&total, blocks, per_block) ||
-            add_size(&total, comp->pw * 3, (size_t) comp->n * (size_t) comp->n))
+        size_t blocks = st->banded ? comp->window * comp->pw : comp->pw * comp->ph;
+        size_t per_block = 2 * comp->nn + sizeof(uint64_t);
+        if (add_size(&held, blocks, per_block) ||
+            add_size(&held, comp->pw * 3, (size_t) comp->n * (size_t) comp->n) ||
+            add_size(&parse, comp->pw * comp->ph, sizeof(uint64_t)))
             return 0;
     }
-    if (add_size(&total, ow * (size_t) st->nc, oh))
+    if (streams(ow, oh, tw, th)) {
+        /* The resample's input rows and scratch, and its output. */
+        size_t stream = resample_stream_bytes((int) ow, (int) oh, st->nc, tw, th);
+        if (stream == 0 || add_size(&held, stream, 1) || add_size(&held, (size_t) tw * (size_t) st->nc, (size_t) th))
+            return 0;
+    } else if (add_size(&held, ow * (size_t) st->nc, oh)) {
         return 0;
-    return total;
+    }
+    if (!st->banded)
+        return held;
+    if (add_size(&held, ow, 3) ||
+        add_size(&replay, PG_MAX_SCANS, sizeof(pg_replay) + (size_t) (st->nc + 1) * sizeof(pg_huff)) ||
+        add_size(&replay, PG_MAX_SCANS, st->bands * sizeof(pg_cursor)))
+        return 0;
+    size_t total = held > parse ? held : parse;
+    if (total > SIZE_MAX - replay)
+        return 0;
+    return total + replay;
 }
 
 static void output_size(const pg_state *st, size_t *ow, size_t *oh) {
@@ -1233,18 +1470,51 @@ static void output_size(const pg_state *st, size_t *ow, size_t *oh) {
     *oh = *oh ? *oh : 1;
 }
 
-size_t jpeg_prog_peak_bytes(j_decompress_ptr cinfo, int shrink) {
+size_t jpeg_prog_peak_bytes(j_decompress_ptr cinfo, int shrink, int target_w, int target_h) {
     pg_state st;
     memset(&st, 0, sizeof st);
     if (setup_frame(&st, cinfo, NULL, shrink))
         return 0;
     size_t ow, oh;
     output_size(&st, &ow, &oh);
-    return peak_bytes(&st, ow, oh);
+    return peak_bytes(&st, ow, oh, target_w, target_h);
 }
 
-int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, size_t max_bytes,
-                     uint8_t **pixels_out, size_t *width_out, size_t *height_out, int *bands_out) {
+/* The first pass of the banded decode: every scan parsed with no
+ * coefficient kept (the nonzero bits alone, which the refinement scans'
+ * syntax needs), its cursor noted at each band. */
+static void parse_only(pg_state *st, int16_t *dummy, int8_t slots[][64], uint64_t *kept) {
+    for (int c = 0; c < st->nc; c++) {
+        pg_component *comp = &st->comp[c];
+        memcpy(slots[c], comp->slot, 64);
+        kept[c] = comp->kept;
+        memset(comp->slot, -1, 64);
+        comp->kept = 0;
+        comp->nn = 0;
+        comp->coef = dummy; /* the DC scans' writes land here */
+        comp->window = comp->ph;
+    }
+}
+
+/* Back to keeping every coefficient, two bands at a time. */
+static int keep_bands(pg_state *st, int8_t slots[][64], const uint64_t *kept) {
+    for (int c = 0; c < st->nc; c++) {
+        pg_component *comp = &st->comp[c];
+        memcpy(comp->slot, slots[c], 64);
+        comp->kept = kept[c];
+        comp->nn = (size_t) comp->k * (size_t) comp->k;
+        comp->window = 2 * comp->band_rows;
+        free(comp->nz);
+        comp->coef = calloc(comp->window * comp->pw * comp->nn, sizeof(int16_t));
+        comp->nz = calloc(comp->window * comp->pw, sizeof(uint64_t));
+        if (!comp->coef || !comp->nz)
+            return -1;
+    }
+    return 0;
+}
+
+int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, int target_w, int target_h,
+                     size_t max_bytes, uint8_t **pixels_out, size_t *width_out, size_t *height_out, int *bands_out) {
     pg_state st;
     memset(&st, 0, sizeof st);
     if (setup_frame(&st, cinfo, end, shrink))
@@ -1252,21 +1522,35 @@ int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, siz
     int nc = st.nc;
     size_t ow, oh;
     output_size(&st, &ow, &oh);
-    size_t total = peak_bytes(&st, ow, oh);
+    size_t total = peak_bytes(&st, ow, oh, target_w, target_h);
     if (total == 0 || total > max_bytes)
         return -1;
+    int streamed = streams(ow, oh, target_w, target_h);
 
     uint8_t *pixels = NULL, *scratch = NULL;
+    resample_stream *stream = NULL;
     pg_rows rows[3];
     memset(rows, 0, sizeof rows);
+    pg_replay *replays = NULL;
+    size_t scans = 0;
+    int16_t dummy[64];
+    int8_t slots[3][64];
+    uint64_t kept[3];
     int result = -1;
     st.derived = malloc(sizeof(pg_huff) * 8);
     if (!st.derived)
         goto done;
+    if (st.banded) {
+        replays = calloc(PG_MAX_SCANS, sizeof(pg_replay));
+        if (!replays)
+            goto done;
+        parse_only(&st, dummy, slots, kept);
+    }
     for (int c = 0; c < nc; c++) {
         pg_component *comp = &st.comp[c];
         size_t blocks = comp->pw * comp->ph;
-        comp->coef = coef_map(blocks * (size_t) comp->k * (size_t) comp->k * sizeof(int16_t), &comp->coef_bytes);
+        if (!st.banded)
+            comp->coef = coef_map(blocks * comp->nn * sizeof(int16_t), &comp->coef_bytes);
         comp->nz = calloc(blocks, sizeof(uint64_t));
         if (!comp->coef || !comp->nz)
             goto done;
@@ -1279,8 +1563,17 @@ int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, siz
         int kind = prepare_scan(&st, &scan);
         if (kind < 0)
             goto done;
+        pg_cursor *marks = NULL;
+        if (st.banded) {
+            if (scans == PG_MAX_SCANS)
+                goto done;
+            pg_replay *replay = &replays[scans++];
+            if (keep_replay(&st, &scan, kind, replay))
+                goto done;
+            marks = replay->marks;
+        }
         const uint8_t *next;
-        if (decode_scan(&st, &scan, kind, &next))
+        if (decode_scan(&st, &scan, kind, marks, &next))
             goto done;
         int more = read_markers(&st, cinfo, next, &scan);
         if (more < 0)
@@ -1295,21 +1588,44 @@ int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, siz
             if (st.comp[c].bits[k] != 0)
                 goto done;
 
+    if (st.banded && keep_bands(&st, slots, kept))
+        goto done;
     for (int c = 0; c < nc; c++) {
-        /* The nonzero bits are for parsing only. */
-        free(st.comp[c].nz);
-        st.comp[c].nz = NULL;
+        if (!st.banded) {
+            /* The nonzero bits are for parsing only. */
+            free(st.comp[c].nz);
+            st.comp[c].nz = NULL;
+        }
         if (rows_init(&rows[c], &st.comp[c]))
             goto done;
     }
-    pixels = malloc(ow * oh * (size_t) nc);
+    if (streamed) {
+        pixels = malloc((size_t) target_w * (size_t) target_h * (size_t) nc);
+        stream = pixels ? resample_stream_new((int) ow, (int) oh, nc, pixels, target_w, target_h) : NULL;
+        if (!stream)
+            goto done;
+    } else {
+        pixels = malloc(ow * oh * (size_t) nc);
+    }
     scratch = malloc(3 * ow);
     if (!pixels || !scratch)
         goto done;
+    size_t decoded = 0; /* bands replayed so far */
     for (size_t y = 0; y < oh; y++) {
-        uint8_t *o = pixels + y * ow * (size_t) nc;
+        if (st.banded) {
+            /* The MCU row below this one as well: upsampling reads a row
+             * ahead, and chroma's may lie there. */
+            size_t mcu = y * (size_t) shrink / (8 * (size_t) st.vmax) + 1;
+            size_t band = (mcu < st.mcuy ? mcu : st.mcuy - 1) / st.band_mcus;
+            for (; decoded <= band; decoded++)
+                if (decode_band(&st, replays, scans, decoded))
+                    goto done;
+        }
+        uint8_t *o = stream ? resample_stream_row(stream) : pixels + y * ow * (size_t) nc;
         if (nc == 1) {
             component_row(&rows[0], y, ow, o);
+            if (stream)
+                resample_stream_push(stream);
             continue;
         }
         uint8_t *line[3];
@@ -1329,6 +1645,14 @@ int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, siz
                 o[3 * x + 2] = (uint8_t) (cr + 128);
             }
         }
+        if (stream)
+            resample_stream_push(stream);
+    }
+    if (stream) {
+        if (!resample_stream_done(stream))
+            goto done;
+        ow = (size_t) target_w;
+        oh = (size_t) target_h;
     }
     *pixels_out = pixels;
     pixels = NULL;
@@ -1337,13 +1661,25 @@ int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, siz
     *bands_out = nc;
     result = 0;
 done:
+    resample_stream_free(stream);
     free(pixels);
     free(scratch);
     for (int c = 0; c < nc; c++) {
         free(rows[c].ring);
-        coef_unmap(st.comp[c].coef, st.comp[c].coef_bytes);
+        if (st.banded) {
+            if (st.comp[c].coef != dummy)
+                free(st.comp[c].coef);
+        } else {
+            coef_unmap(st.comp[c].coef, st.comp[c].coef_bytes);
+        }
         free(st.comp[c].nz);
     }
+    if (replays)
+        for (size_t s = 0; s < scans; s++) {
+            free(replays[s].tables);
+            free(replays[s].marks);
+        }
+    free(replays);
     free(st.derived);
     return result;
 }

@@ -301,3 +301,151 @@ int shim_resample_image(VipsImage *in, VipsImage **out, int out_w, int out_h) {
     *out = image;
     return 0;
 }
+
+/* ---------------------------------------------------------------------------
+ * Streaming (resample_stream.h): the same strips as shim_resample_u8, each
+ * made as soon as the input rows it reads have arrived. The rows are kept
+ * in a buffer of the most any strip reads; when it is full, the rows no
+ * strip still needs are dropped from its front. Same sums, same pixels.
+ */
+#include "resample_stream.h"
+
+struct resample_stream {
+    int in_w, in_h, out_w, out_h, bands, strip;
+    size_t row_bytes;
+    uint8_t *out;
+    taps rows, columns;
+    uint8_t *ring;  /* input rows base ... base + held - 1 */
+    int cap, base, held;
+    uint8_t *tall, *turned, *narrowed;
+    int32_t *acc;
+    int r0;         /* the next strip's first output row */
+    int first[STRIP_ROWS];
+};
+
+/* One past the last input row that the strip from output row r0 reads. */
+static int strip_end(const taps *rows, int r0, int n) {
+    int end = 0;
+    for (int i = r0; i < r0 + n; i++)
+        if (rows->first[i] + rows->count[i] > end)
+            end = rows->first[i] + rows->count[i];
+    return end;
+}
+
+/* The most input rows one strip reads. */
+static int strip_span(const taps *rows, int out_h, int strip) {
+    int span = 1;
+    for (int r0 = 0; r0 < out_h; r0 += strip) {
+        int n = out_h - r0 < strip ? out_h - r0 : strip;
+        int rows_read = strip_end(rows, r0, n) - rows->first[r0];
+        if (rows_read > span)
+            span = rows_read;
+    }
+    return span;
+}
+
+static int stream_args_ok(int in_w, int in_h, int bands, int out_w, int out_h) {
+    return bands >= 1 && bands <= 4 && out_w >= 1 && out_h >= 1 && out_w < in_w && out_h < in_h;
+}
+
+size_t resample_stream_bytes(int in_w, int in_h, int bands, int out_w, int out_h) {
+    if (!stream_args_ok(in_w, in_h, bands, out_w, out_h))
+        return 0;
+    taps rows = {0}, columns = {0};
+    if (taps_make(&rows, in_h, out_h) || taps_make(&columns, in_w, out_w)) {
+        taps_free(&rows);
+        return 0;
+    }
+    const size_t b = (size_t) bands;
+    const int strip = out_h < STRIP_ROWS ? out_h : STRIP_ROWS;
+    size_t total = (size_t) strip_span(&rows, out_h, strip) * (size_t) in_w * b;
+    total += 2 * (size_t) in_w * (size_t) strip * b + (size_t) out_w * (size_t) strip * b;
+    total += sizeof(int32_t) * (size_t) (in_w > strip ? in_w : strip) * b;
+    total += (size_t) out_h * (2 * sizeof(int) + sizeof(int32_t) * (size_t) rows.stride);
+    total += (size_t) out_w * (2 * sizeof(int) + sizeof(int32_t) * (size_t) columns.stride);
+    total += sizeof(resample_stream);
+    taps_free(&rows);
+    taps_free(&columns);
+    return total;
+}
+
+void resample_stream_free(resample_stream *s) {
+    if (!s)
+        return;
+    taps_free(&s->rows);
+    taps_free(&s->columns);
+    free(s->ring);
+    free(s->tall);
+    free(s->turned);
+    free(s->narrowed);
+    free(s->acc);
+    free(s);
+}
+
+resample_stream *resample_stream_new(int in_w, int in_h, int bands, uint8_t *out, int out_w, int out_h) {
+    if (!out || !stream_args_ok(in_w, in_h, bands, out_w, out_h))
+        return NULL;
+    resample_stream *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    const size_t b = (size_t) bands;
+    s->in_w = in_w;
+    s->in_h = in_h;
+    s->out_w = out_w;
+    s->out_h = out_h;
+    s->bands = bands;
+    s->out = out;
+    s->row_bytes = (size_t) in_w * b;
+    s->strip = out_h < STRIP_ROWS ? out_h : STRIP_ROWS;
+    if (taps_make(&s->rows, in_h, out_h) || taps_make(&s->columns, in_w, out_w)) {
+        resample_stream_free(s);
+        return NULL;
+    }
+    s->cap = strip_span(&s->rows, out_h, s->strip);
+    s->ring = malloc((size_t) s->cap * s->row_bytes);
+    s->tall = malloc((size_t) in_w * (size_t) s->strip * b);
+    s->turned = malloc((size_t) in_w * (size_t) s->strip * b);
+    s->narrowed = malloc((size_t) out_w * (size_t) s->strip * b);
+    s->acc = malloc(sizeof(int32_t) * (size_t) (in_w > s->strip ? in_w : s->strip) * b);
+    if (!s->ring || !s->tall || !s->turned || !s->narrowed || !s->acc) {
+        resample_stream_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+uint8_t *resample_stream_row(resample_stream *s) {
+    if (s->held == s->cap) {
+        /* The strip waiting reads fewer than `cap` rows and needs one not
+         * yet here, so it starts past `base`: drop the rows before it (all
+         * of them once every strip is made). */
+        int drop = s->r0 < s->out_h ? s->rows.first[s->r0] - s->base : s->held;
+        memmove(s->ring, s->ring + (size_t) drop * s->row_bytes, (size_t) (s->held - drop) * s->row_bytes);
+        s->base += drop;
+        s->held -= drop;
+    }
+    return s->ring + (size_t) s->held * s->row_bytes;
+}
+
+void resample_stream_push(resample_stream *s) {
+    s->held++;
+    const size_t b = (size_t) s->bands;
+    while (s->r0 < s->out_h) {
+        int n = s->out_h - s->r0 < s->strip ? s->out_h - s->r0 : s->strip;
+        if (strip_end(&s->rows, s->r0, n) > s->base + s->held)
+            return;
+        taps part = taps_from(&s->rows, s->r0);
+        for (int i = 0; i < n; i++)
+            s->first[i] = part.first[i] - s->base;
+        part.first = s->first;
+        rows_pass(s->ring, s->row_bytes, s->tall, n, &part, s->acc);
+        transpose(s->tall, s->in_w, n, s->bands, s->turned);
+        rows_pass(s->turned, (size_t) n * b, s->narrowed, s->out_w, &s->columns, s->acc);
+        transpose(s->narrowed, n, s->out_w, s->bands, s->out + (size_t) s->r0 * (size_t) s->out_w * b);
+        s->r0 += n;
+    }
+}
+
+int resample_stream_done(const resample_stream *s) {
+    return s->r0 == s->out_h;
+}

@@ -136,6 +136,10 @@ typedef struct {
     /// at 1/4: the coefficients its reduced IDCT reads, a bit for each
     /// other one, and the output. 0 when its frame rules do not take the file.
     size_t compact_bytes_half, compact_bytes_quarter;
+    /// The same at 1/1, where it decodes a band of rows at a time: a bit
+    /// for every coefficient while it parses, then two bands of
+    /// coefficients and the output.
+    size_t compact_bytes_full;
 } shim_jpeg_header;
 
 /// Fills `header`; 0, or -1 when the direct path does not take the file.
@@ -153,7 +157,8 @@ typedef struct {
     size_t icc_length;
     /// Which decode made the pixels: 0 libjpeg's scaled decode, 1 the DC
     /// decode of a baseline file, 2 the DC decode of a progressive file,
-    /// 3 the compact decode of a progressive file at 1/2 or 1/4 (jpeg_prog.c).
+    /// 3 the compact decode of a progressive file at 1/1, 1/2 or 1/4
+    /// (jpeg_prog.c).
     int decoder;
 } shim_jpeg_pixels;
 
@@ -163,6 +168,20 @@ typedef struct {
 /// shim_jpeg_pixels_free (also after shim_jpeg_pixels_image).
 int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
                             size_t max_bytes, shim_jpeg_pixels *out);
+
+/// shim_jpeg_direct_decode, except that a progressive file decoded by
+/// jpeg_prog.c (1/1, 1/2, 1/4) comes out already resized to target_w ×
+/// target_h (Lanczos3, resample.c; both sides smaller than the decoded
+/// size): its rows stream into the resize, so the decoded image is never
+/// held whole. Every other decode ignores the target; the caller looks at
+/// the size it got.
+int shim_jpeg_direct_decode_to(const void *buf, size_t len, int shrink, int target_w, int target_h,
+                               size_t max_bytes, shim_jpeg_pixels *out);
+
+/// What shim_jpeg_direct_decode_to holds at its peak for a progressive file
+/// at 1/`shrink` streamed to target_w × target_h; 0 when jpeg_prog.c does
+/// not take the file that way.
+size_t shim_jpeg_streamed_bytes(const void *buf, size_t len, int shrink, int target_w, int target_h);
 
 /// A libvips memory image of the pixels, with the orientation and ICC
 /// profile attached. The image takes the pixels over (they are freed when

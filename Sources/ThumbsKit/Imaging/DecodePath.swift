@@ -7,7 +7,8 @@ public enum DecodePath: String, Sendable, Codable, CaseIterable {
     /// Progressive JPEG at 1/8: its DC scans only; AC scans are never decoded.
     case jpegDCProgressive = "jpeg-dc-progressive"
     /// Progressive JPEG at 1/2 or 1/4: every scan decoded, but only the
-    /// coefficients the reduced IDCT reads are kept (`jpeg_prog.c`).
+    /// coefficients the reduced IDCT reads are kept; at 1/1, the scans are
+    /// parsed once, then replayed a band of rows at a time (`jpeg_prog.c`).
     case jpegProgressive = "jpeg-progressive"
     /// libjpeg from memory, scaled on load to 1/1, 1/2 or 1/4 (`jpeg_direct.c`).
     case libjpeg
@@ -27,11 +28,16 @@ public enum DecodePath: String, Sendable, Codable, CaseIterable {
     ///   where libjpeg would use an 8×8 IDCT, as for 4:2:0 chroma at 1/2)
     ///   plus a bit per other coefficient, where libjpeg keeps all 64 of
     ///   every block (72 MB for a 12 MP 4:4:4 photo; 22.5 MB this way).
+    /// - A progressive file at 1/1 whose frame suits it: the banded decode,
+    ///   which parses every scan once keeping only a bit per coefficient
+    ///   and where each band of 32 rows starts in each scan, then replays
+    ///   the scans band by band (4.5 MB, then 1.5 MB of coefficients for a
+    ///   12 MP 4:4:4 photo, instead of libjpeg's 72 MB).
     /// - Otherwise libjpeg at 1/4, 1/2 or 1/1 while the decoded pixels fit
     ///   the per-image `pixelBudget`; larger baseline images stream through
-    ///   libvips in strips instead. A progressive file at 1/1 needs all its
-    ///   coefficients in memory whichever library decodes it, so it stays on
-    ///   libjpeg, and the run's `MemoryBudget` admits such decodes by size.
+    ///   libvips in strips instead. Other progressive files stay on libjpeg,
+    ///   which holds all their coefficients, and the run's `MemoryBudget`
+    ///   admits such decodes by size.
     ///
     /// A decode that fails on any of the JPEG paths (damaged data, anything
     /// libjpeg would warn about) is retried on libvips, so that `--fail-on`
@@ -67,15 +73,16 @@ public struct JPEGFacts: Sendable, Hashable {
     /// coefficients, two bytes each, for the whole image (0 for baseline).
     public var coefficientBytes: Int
     /// What the compact progressive decode (`jpeg_prog.c`) holds at 1/2 and
-    /// at 1/4: about 40 bytes a block instead of 128, plus the pixels. 0
-    /// where its frame rules refuse the file (e.g. luma sampled below
-    /// chroma).
+    /// at 1/4: about 40 bytes a block instead of 128, plus the pixels; and
+    /// at 1/1, where it decodes a band at a time: about the pixels. 0 where
+    /// its frame rules refuse the file (e.g. luma sampled below chroma).
     public var compactBytesHalf: Int
     public var compactBytesQuarter: Int
+    public var compactBytesFull: Int
 
     public init(
         width: Int, height: Int, components: Int, progressive: Bool, directlyDecodable: Bool, dcCapable: Bool = true, coefficientBytes: Int,
-        compactBytesHalf: Int = 0, compactBytesQuarter: Int = 0
+        compactBytesHalf: Int = 0, compactBytesQuarter: Int = 0, compactBytesFull: Int = 0
     ) {
         self.width = width
         self.height = height
@@ -86,6 +93,7 @@ public struct JPEGFacts: Sendable, Hashable {
         self.coefficientBytes = coefficientBytes
         self.compactBytesHalf = compactBytesHalf
         self.compactBytesQuarter = compactBytesQuarter
+        self.compactBytesFull = compactBytesFull
     }
 
     /// The compact decode's peak at 1/`shrink` (0: it does not take it).
@@ -93,6 +101,7 @@ public struct JPEGFacts: Sendable, Hashable {
         switch shrink {
         case 2: compactBytesHalf
         case 4: compactBytesQuarter
+        case 1: compactBytesFull
         default: 0
         }
     }

@@ -38,16 +38,18 @@ enum DirectJPEG {
         /// 1/2 or 1/4: every coefficient of the image for progressive (and
         /// multi-scan) files, 0 for the usual baseline file.
         var coefficientBytes: Int
-        /// What the compact progressive decode holds at 1/2 and 1/4; 0
-        /// where it does not take the file.
+        /// What the compact progressive decode holds at 1/2, 1/4 and 1/1;
+        /// 0 where it does not take the file.
         var compactBytesHalf: Int
         var compactBytesQuarter: Int
+        var compactBytesFull: Int
 
         /// What the choice of a decode path needs to know.
         var facts: JPEGFacts {
             JPEGFacts(width: width, height: height, components: components, progressive: progressive,
                       directlyDecodable: true, dcCapable: dcCapable, coefficientBytes: coefficientBytes,
-                      compactBytesHalf: compactBytesHalf, compactBytesQuarter: compactBytesQuarter)
+                      compactBytesHalf: compactBytesHalf, compactBytesQuarter: compactBytesQuarter,
+                      compactBytesFull: compactBytesFull)
         }
     }
 
@@ -61,7 +63,8 @@ enum DirectJPEG {
             width: Int(header.width), height: Int(header.height), orientation: Int(header.orientation),
             progressive: header.progressive != 0, components: Int(header.components),
             dcCapable: header.dc_capable != 0, coefficientBytes: header.coefficient_bytes,
-            compactBytesHalf: header.compact_bytes_half, compactBytesQuarter: header.compact_bytes_quarter)
+            compactBytesHalf: header.compact_bytes_half, compactBytesQuarter: header.compact_bytes_quarter,
+            compactBytesFull: header.compact_bytes_full)
     }
 
     /// Decodes at 1/`shrink`, or nil when libvips should decode it instead.
@@ -70,10 +73,13 @@ enum DirectJPEG {
     }
 
     /// Decodes at 1/`shrink` within `memoryBudget` bytes (pixels, plus
-    /// coefficients when libjpeg buffers them), or nil.
-    static func decode(_ bytes: UnsafeRawBufferPointer, shrink: Int, memoryBudget: Int) -> DecodedPixels? {
+    /// coefficients when libjpeg buffers them), or nil. With a `target`, a
+    /// progressive file at 1/1 on `jpeg_prog.c` comes out resized to it
+    /// (every other decode ignores it: look at the size).
+    static func decode(_ bytes: UnsafeRawBufferPointer, shrink: Int, target: PixelSize? = nil, memoryBudget: Int) -> DecodedPixels? {
         var decoded = shim_jpeg_pixels()
-        guard shim_jpeg_direct_decode(bytes.baseAddress, bytes.count, Int32(shrink), memoryBudget, &decoded) == 0 else {
+        guard shim_jpeg_direct_decode_to(bytes.baseAddress, bytes.count, Int32(shrink), Int32(target?.width ?? 0),
+                                         Int32(target?.height ?? 0), memoryBudget, &decoded) == 0 else {
             return nil
         }
         return DecodedPixels(decoded)

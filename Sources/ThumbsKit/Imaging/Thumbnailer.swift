@@ -79,6 +79,30 @@ public struct DecodePlan: Sendable {
     public var shrink: Int
     /// Memory the decode holds at its peak (`MemoryBudget`).
     public var peakBytes: Int
+    /// Stored width and height (before orientation) the decode resizes to
+    /// as it goes: a progressive JPEG at 1/1 on `jpeg_prog.c` streams its
+    /// rows into the largest thumbnail's resize, so the full-size image is
+    /// never held (36 MB for 12 MP). Nil: the decode's own size.
+    public var target: PixelSize?
+
+    public init(path: DecodePath, info: SourceImageInfo?, shrink: Int, peakBytes: Int, target: PixelSize? = nil) {
+        self.path = path
+        self.info = info
+        self.shrink = shrink
+        self.peakBytes = peakBytes
+        self.target = target
+    }
+}
+
+/// A width and a height in pixels.
+public struct PixelSize: Sendable, Hashable {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
 }
 
 /// Limits checked before any pixel is decoded.
@@ -117,7 +141,35 @@ public enum Thumbnailer {
         let path = DecodePath.choose(
             jpeg: facts, shrink: shrink, keepMetadata: settings.keepMetadata, pixelBudget: DirectJPEG.memoryBudget
         )
-        return DecodePlan(path: path, info: info, shrink: shrink, peakBytes: facts.peakBytes(path: path, shrink: shrink))
+        let peakBytes = facts.peakBytes(path: path, shrink: shrink)
+        if path == .jpegProgressive,
+           let target = streamTarget(info, decoded: ThumbnailGeometry.jpegDecodedSize(width: info.width, height: info.height, shrink: shrink),
+                                     plans: plans(info, settings: settings)) {
+            let streamed = shim_jpeg_streamed_bytes(bytes.baseAddress, bytes.count, Int32(shrink), Int32(target.width), Int32(target.height))
+            // Worth it when the resize saves more than its input rows and
+            // scratch cost (not for a target of nearly the decode's size).
+            if streamed > 0 && streamed < peakBytes {
+                return DecodePlan(path: path, info: info, shrink: shrink, peakBytes: streamed, target: target)
+            }
+        }
+        return DecodePlan(path: path, info: info, shrink: shrink, peakBytes: peakBytes)
+    }
+
+    /// The size `renderAll` first resizes the decode to (the largest
+    /// thumbnail, in stored orientation), when it is smaller both ways than
+    /// the `decoded` size (upright): what a streamed decode can resize to
+    /// as it goes.
+    private static func streamTarget(
+        _ info: SourceImageInfo, decoded: (width: Int, height: Int), plans: [ThumbnailGeometry]
+    ) -> PixelSize? {
+        guard let largest = plans.max(by: { $0.resizedWidth * $0.resizedHeight < $1.resizedWidth * $1.resizedHeight }) else {
+            return nil
+        }
+        guard largest.resizedWidth >= 1, largest.resizedHeight >= 1,
+              largest.resizedWidth < decoded.width, largest.resizedHeight < decoded.height else { return nil }
+        return info.swapsSides
+            ? PixelSize(width: largest.resizedHeight, height: largest.resizedWidth)
+            : PixelSize(width: largest.resizedWidth, height: largest.resizedHeight)
     }
 
     /// The first half of making an image's thumbnails: on a JPEG path the
@@ -135,7 +187,8 @@ public enum Thumbnailer {
         limits: DecodeLimits
     ) throws(ItemError) -> DecodedImage {
         if plan.path.isDirect, let info = plan.info,
-           let pixels = DirectJPEG.decode(bytes, shrink: plan.shrink, memoryBudget: max(DirectJPEG.memoryBudget, plan.peakBytes)) {
+           let pixels = DirectJPEG.decode(bytes, shrink: plan.shrink, target: plan.target,
+                                          memoryBudget: max(DirectJPEG.memoryBudget, plan.peakBytes)) {
             return DecodedImage(info: info, decoder: pixels.decoder, stage: .pixels(pixels))
         }
         // Not a JPEG of the direct paths, or one they gave up on (damaged
@@ -342,7 +395,11 @@ public enum Thumbnailer {
                     height: swapped ? plan.resizedWidth : plan.resizedHeight
                 )
                 image = try toSRGB8(image)
-                image = try image.apply("autorot") { shim_autorot($0, $1) }
+                // Upright already: no autorot, whose copy would make the
+                // rendition kept below a second buffer instead of a reference.
+                if image.orientation != 1 {
+                    image = try image.apply("autorot") { shim_autorot($0, $1) }
+                }
             }
             let later = order[(position + 1)...].map { plans[$0] }
             let smallest = position == order.count - 1

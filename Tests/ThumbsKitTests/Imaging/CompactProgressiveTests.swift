@@ -10,7 +10,9 @@ import XCTest
 /// from libjpeg's reduced IDCT (which also folds in coefficients 5 to 7).
 /// Compared with libvips's loader at the same shrink (libjpeg, failing on
 /// any warning): mean absolute difference over all samples <= 1.5 levels,
-/// largest single difference <= 16.
+/// largest single difference <= 16. At 1/1 (the banded decode, every
+/// coefficient kept, a floating-point IDCT against libjpeg's integer one):
+/// mean <= 0.1, largest <= 4.
 final class CompactProgressiveTests: XCTestCase {
     var root = ""
 
@@ -58,12 +60,13 @@ final class CompactProgressiveTests: XCTestCase {
     }
 
     /// The direct decode; the decoder number and the pixels, or nil.
-    static func direct(_ bytes: [UInt8], shrink: Int, budget: Int = 1 << 30)
+    static func direct(_ bytes: [UInt8], shrink: Int, target: (Int, Int) = (0, 0), budget: Int = 1 << 30)
         -> (decoder: Int32, width: Int, height: Int, bands: Int, pixels: [UInt8])?
     {
         bytes.withUnsafeBytes { raw in
             var out = shim_jpeg_pixels()
-            guard shim_jpeg_direct_decode(raw.baseAddress, raw.count, Int32(shrink), budget, &out) == 0 else { return nil }
+            guard shim_jpeg_direct_decode_to(raw.baseAddress, raw.count, Int32(shrink), Int32(target.0), Int32(target.1),
+                                             budget, &out) == 0 else { return nil }
             defer { shim_jpeg_pixels_free(&out) }
             let count = out.width * out.height * Int(out.bands)
             return (out.decoder, out.width, out.height, Int(out.bands),
@@ -111,11 +114,16 @@ final class CompactProgressiveTests: XCTestCase {
             ("restart-444", 203, 157, 3, "[Q=95,interlace,subsample-mode=off,restart-interval=1,strip]"),
             ("grey-restart", 77, 51, 1, "[Q=75,interlace,restart-interval=2,strip]"),
             ("tiny", 9, 6, 3, "[Q=90,interlace,subsample-mode=on,strip]"),
+            // At 1/1, restart intervals and EOB runs that cross the bands'
+            // edges (32 rows), and bands of one or two MCU rows.
+            ("restart-across-bands", 517, 301, 3, "[Q=70,interlace,subsample-mode=on,restart-interval=50,strip]"),
+            ("grey-restart-across-bands", 301, 133, 1, "[Q=60,interlace,restart-interval=7,strip]"),
         ]
         for (name, width, height, bands, options) in variants {
             let bytes = Self.writeTextured(root + "/\(name).jpg", width: width, height: height, bands: bands, options: options)
-            for shrink in [2, 4] {
-                let (mean, largest) = try assertCloseToLibjpeg(bytes, shrink: shrink, "\(name) 1/\(shrink)")
+            for shrink in [1, 2, 4] {
+                let (mean, largest) = try assertCloseToLibjpeg(bytes, shrink: shrink, "\(name) 1/\(shrink)",
+                                                               mean: shrink == 1 ? 0.1 : 1.5, max: shrink == 1 ? 4 : 16)
                 print("compact \(name) 1/\(shrink): mean \(mean) max \(largest)")
             }
         }
@@ -131,6 +139,7 @@ final class CompactProgressiveTests: XCTestCase {
                      "tran-prog-restart-1", "tran-prog-grey-restart-5", "cjpeg-prog-422", "cjpeg-prog-440-restart"]
         for name in taken {
             let bytes = try fixture(name)
+            try assertCloseToLibjpeg(bytes, shrink: 1, name, mean: 0.1, max: 4)
             try assertCloseToLibjpeg(bytes, shrink: 2, name, mean: 4, max: 20)
             try assertCloseToLibjpeg(bytes, shrink: 4, name, mean: 2, max: 12)
         }
@@ -138,7 +147,7 @@ final class CompactProgressiveTests: XCTestCase {
         // would have libjpeg smooth the blocks; luma sampled below chroma
         // gets a larger IDCT: libjpeg decodes them.
         for name in ["tran-missing-dc-refinement", "tran-dc-only", "cjpeg-prog-luma-below-chroma"] {
-            for shrink in [2, 4] {
+            for shrink in [1, 2, 4] {
                 let decoded = try XCTUnwrap(Self.direct(try fixture(name), shrink: shrink), name)
                 XCTAssertNotEqual(decoded.decoder, Self.compact, name)
             }
@@ -168,6 +177,60 @@ final class CompactProgressiveTests: XCTestCase {
         }
     }
 
+    /// Rows streamed into the resize as they are decoded give exactly the
+    /// pixels of decoding whole, then resizing (the same sums in the same
+    /// order): at every scale, for widths and heights from a third of the
+    /// image to one pixel short of it, and a one-pixel-high target.
+    func testStreamedResizeMatchesDecodeThenResize() throws {
+        for (name, width, height, bands, options) in [
+            ("444", 1001, 757, 3, "[Q=90,interlace,subsample-mode=off,strip]"),
+            ("420", 517, 301, 3, "[Q=80,interlace,subsample-mode=on,restart-interval=5,strip]"),
+            ("grey", 333, 211, 1, "[Q=85,interlace,strip]"),
+        ] {
+            let bytes = Self.writeTextured(root + "/s-\(name).jpg", width: width, height: height, bands: bands, options: options)
+            for shrink in [1, 2, 4] {
+                let full = try XCTUnwrap(Self.direct(bytes, shrink: shrink))
+                for (tw, th) in [(full.width / 3, full.height / 3), (full.width - 1, full.height - 1), (full.width / 2, 1),
+                                 (7, full.height - 2)] {
+                    let label = "\(name) 1/\(shrink) to \(tw)x\(th)"
+                    let streamed = try XCTUnwrap(Self.direct(bytes, shrink: shrink, target: (tw, th)), label)
+                    XCTAssertEqual(streamed.decoder, Self.compact, label)
+                    XCTAssertEqual([streamed.width, streamed.height, streamed.bands], [tw, th, bands], label)
+                    var resized = [UInt8](repeating: 0, count: tw * th * bands)
+                    XCTAssertEqual(shim_resample_u8(full.pixels, Int32(full.width), Int32(full.height), Int32(bands),
+                                                    &resized, Int32(tw), Int32(th)), 0, label)
+                    XCTAssertTrue(streamed.pixels == resized, label)
+                    // Its own count of what it holds is enough, and exact.
+                    let need = bytes.withUnsafeBytes { shim_jpeg_streamed_bytes($0.baseAddress, $0.count, Int32(shrink), Int32(tw), Int32(th)) }
+                    XCTAssertEqual(Self.direct(bytes, shrink: shrink, target: (tw, th), budget: need)?.decoder, Self.compact, label)
+                    XCTAssertNotEqual(Self.direct(bytes, shrink: shrink, target: (tw, th), budget: need - 1)?.decoder, Self.compact, label)
+                }
+                // A target as large as the decode (or larger) is no target.
+                let same = try XCTUnwrap(Self.direct(bytes, shrink: shrink, target: (full.width, full.height - 1)))
+                XCTAssertEqual([same.width, same.height], [full.width, full.height])
+            }
+        }
+    }
+
+    /// At 1/1 the banded decode holds about the output alone: a bit per
+    /// coefficient while it parses, then two bands of 32 rows of
+    /// coefficients, with each scan's tables and a cursor per band. libjpeg
+    /// holds every coefficient (twice the pixels' bytes) besides.
+    func testFullScaleHoldsAboutThePixels() throws {
+        for (name, options) in [("444", "[Q=90,interlace,subsample-mode=off,strip]"),
+                                ("420", "[Q=90,interlace,subsample-mode=on,strip]")] {
+            let bytes = Self.writeTextured(root + "/full-\(name).jpg", width: 2400, height: 1800, bands: 3, options: options)
+            let header = try XCTUnwrap(bytes.withUnsafeBytes { DirectJPEG.probe($0) })
+            let pixels = 2400 * 1800 * 3
+            XCTAssertGreaterThan(header.compactBytesFull, pixels, name)
+            XCTAssertLessThan(header.compactBytesFull, pixels + pixels / 4, name)
+            XCTAssertLessThan(header.compactBytesFull * 3 / 2, pixels + header.coefficientBytes, name)
+            let decoded = try XCTUnwrap(Self.direct(bytes, shrink: 1, budget: header.compactBytesFull), name)
+            XCTAssertEqual(decoded.decoder, Self.compact, name)
+            XCTAssertNil(Self.direct(bytes, shrink: 1, budget: header.compactBytesFull - 1), name)
+        }
+    }
+
     /// Data cut short anywhere (inside the first DC scan, an AC scan, a
     /// refinement, before EOI): never decoded by the compact path. libjpeg
     /// warns about each, so the direct decode as a whole fails.
@@ -181,7 +244,7 @@ final class CompactProgressiveTests: XCTestCase {
         for _ in 0..<40 { cuts.append(scans[0] + Int(random.next() % UInt64(bytes.count - scans[0]))) }
         for cut in cuts where cut > scans[0] && cut < bytes.count {
             let short = Array(bytes[0..<cut])
-            for shrink in [2, 4] {
+            for shrink in [1, 2, 4] {
                 XCTAssertNil(Self.direct(short, shrink: shrink), "cut at \(cut) of \(bytes.count), 1/\(shrink)")
             }
         }
@@ -213,7 +276,7 @@ final class CompactProgressiveTests: XCTestCase {
             ("component twice", edited(0) { b, at in b[at + 7] = b[at + 5] }),
         ]
         for (label, file) in cases {
-            for shrink in [2, 4] {
+            for shrink in [1, 2, 4] {
                 XCTAssertNil(Self.direct(file, shrink: shrink), "\(label), 1/\(shrink)")
             }
         }
@@ -222,6 +285,7 @@ final class CompactProgressiveTests: XCTestCase {
         let sof = JPEGDCConformanceTests.markers(bytes, 0xC2)[0]
         dri.insert(contentsOf: [0xFF, 0xDD, 0x00, 0x04, 0xFF, 0xFF], at: sof)
         try assertCloseToLibjpeg(dri, shrink: 2, "huge restart interval")
+        try assertCloseToLibjpeg(dri, shrink: 1, "huge restart interval 1/1", mean: 0.1, max: 4)
     }
 
     /// Every scan of libjpeg's progressive files has its own Huffman tables
@@ -236,8 +300,9 @@ final class CompactProgressiveTests: XCTestCase {
         let dqt: [UInt8] = [0xFF, 0xDB, 0x00, 0x43, 0x00] + [UInt8](repeating: 99, count: 64)
         var changed = bytes
         changed.insert(contentsOf: dqt, at: scans[1])
-        for shrink in [2, 4] {
-            try assertCloseToLibjpeg(changed, shrink: shrink, "DQT after the first scan 1/\(shrink)")
+        for shrink in [1, 2, 4] {
+            try assertCloseToLibjpeg(changed, shrink: shrink, "DQT after the first scan 1/\(shrink)",
+                                     mean: shrink == 1 ? 0.1 : 1.5, max: shrink == 1 ? 4 : 16)
             XCTAssertEqual(Self.direct(changed, shrink: shrink)?.pixels, Self.direct(bytes, shrink: shrink)?.pixels)
         }
     }
@@ -264,7 +329,7 @@ final class CompactProgressiveTests: XCTestCase {
                 let position = from + Int(random.next() % UInt64(bytes.count - from))
                 bytes[position] = UInt8(truncatingIfNeeded: random.next())
             }
-            for shrink in [2, 4] {
+            for shrink in [1, 2, 4] {
                 if let decoded = Self.direct(bytes, shrink: shrink), decoded.decoder == Self.compact {
                     compact += 1
                     XCTAssertEqual(decoded.pixels.count, decoded.width * decoded.height * decoded.bands)

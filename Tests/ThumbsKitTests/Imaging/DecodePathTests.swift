@@ -23,12 +23,12 @@ final class DecodePathTests: TemporaryFolderTestCase {
         XCTAssertEqual(DecodePath.choose(jpeg: facts(), shrink: 1, keepMetadata: false, pixelBudget: budget), .libvips,
                        "36 MB of pixels stream through libvips in strips")
         XCTAssertEqual(DecodePath.choose(jpeg: facts(progressive: true), shrink: 1, keepMetadata: false, pixelBudget: budget), .libjpeg,
-                       "a progressive file needs its coefficients in memory on either library")
+                       "a progressive file whose frame the banded decode refuses stays on libjpeg")
     }
 
-    /// Progressive files at 1/2 and 1/4 take the compact decode when its
-    /// frame rules take them, and count what it says it holds.
-    func testProgressiveAtHalfAndQuarterTakesTheCompactDecode() throws {
+    /// Progressive files at 1/1, 1/2 and 1/4 take the compact decode when
+    /// its frame rules take them, and count what it says it holds.
+    func testProgressiveAtFullHalfAndQuarterTakesTheCompactDecode() throws {
         let budget = DirectJPEG.memoryBudget
         let file = TestImages.write(root + "/p.jpg", width: 1200, height: 900, options: "[Q=90,interlace]")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
@@ -36,7 +36,10 @@ final class DecodePathTests: TemporaryFolderTestCase {
         XCTAssertGreaterThan(facts.compactBytesHalf, 0)
         XCTAssertLessThan(facts.compactBytesHalf, facts.coefficientBytes / 2, "a third of libjpeg's coefficients, or less")
         XCTAssertLessThan(facts.compactBytesQuarter, facts.compactBytesHalf)
-        for shrink in [2, 4] {
+        // At 1/1 it decodes a band at a time: about the pixels alone.
+        XCTAssertGreaterThan(facts.compactBytesFull, facts.decodedBytes(shrink: 1))
+        XCTAssertLessThan(facts.compactBytesFull, facts.decodedBytes(shrink: 1) + facts.coefficientBytes / 2)
+        for shrink in [1, 2, 4] {
             XCTAssertEqual(DecodePath.choose(jpeg: facts, shrink: shrink, keepMetadata: false, pixelBudget: budget), .jpegProgressive)
             XCTAssertEqual(facts.peakBytes(path: .jpegProgressive, shrink: shrink), facts.compactBytes(shrink: shrink))
             let decoded = try XCTUnwrap(bytes.withUnsafeBytes {
@@ -44,7 +47,6 @@ final class DecodePathTests: TemporaryFolderTestCase {
             })
             XCTAssertEqual(decoded.decoder, .jpegProgressive, "its own count is enough for it")
         }
-        XCTAssertEqual(DecodePath.choose(jpeg: facts, shrink: 1, keepMetadata: false, pixelBudget: budget), .libjpeg)
         // Luma sampled below chroma: the compact decode refuses the frame.
         let refused = try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../Fixtures/jpeg/cjpeg-prog-luma-below-chroma.jpg").standardizedFileURL)
@@ -88,6 +90,44 @@ final class DecodePathTests: TemporaryFolderTestCase {
         XCTAssertEqual(decoded.decoder, .libjpeg)
         let thumbnails = try Thumbnailer.finish(decoded, settings: settings).thumbnails
         XCTAssertEqual(thumbnails.map { [$0.width, $0.height] }, [[256, 192]])
+    }
+
+    /// A progressive JPEG on jpeg_prog.c streams its rows into the largest
+    /// thumbnail's resize (in stored orientation), and reserves what that
+    /// holds rather than the full-size image.
+    func testProgressiveDecodesStreamIntoTheLargestSize() throws {
+        for orientation in [1, 6] {
+            let path = TestImages.write(root + "/s\(orientation).jpg", width: 1200, height: 900, orientation: orientation,
+                                        options: "[Q=90,interlace]")
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            let settings = OutputSettings(sizes: [ThumbSize(width: 400, height: 400), ThumbSize(width: 700, height: 700)])
+            let plan = try data.withUnsafeBytes { try Thumbnailer.plan($0, settings: settings, limits: DecodeLimits()) }
+            XCTAssertEqual(plan.path, .jpegProgressive)
+            XCTAssertEqual(plan.shrink, 1)
+            let target = try XCTUnwrap(plan.target)
+            // Stored 1200x900 either way: upright 900x1200 fits 525x700.
+            XCTAssertEqual([target.width, target.height], [700, 525])
+            let facts = try XCTUnwrap(data.withUnsafeBytes { DirectJPEG.probe($0) }).facts
+            XCTAssertLessThan(plan.peakBytes, facts.peakBytes(path: .jpegProgressive, shrink: 1), "less than decoding the full-size image")
+            let decoded = try data.withUnsafeBytes { try Thumbnailer.decode($0, plan: plan, settings: settings, limits: DecodeLimits()) }
+            XCTAssertEqual(decoded.decoder, .jpegProgressive)
+            let sizes = try Thumbnailer.finish(decoded, settings: settings).thumbnails.map { [$0.width, $0.height] }
+            XCTAssertEqual(sizes, orientation == 6 ? [[300, 400], [525, 700]] : [[400, 300], [700, 525]])
+        }
+        // A size of nearly the decode's: the resize would hold more than it saves.
+        let near = TestImages.write(root + "/near.jpg", width: 1200, height: 900, options: "[Q=90,interlace]")
+        let nearData = try Data(contentsOf: URL(fileURLWithPath: near))
+        let nearPlan = try nearData.withUnsafeBytes {
+            try Thumbnailer.plan($0, settings: OutputSettings(sizes: [ThumbSize(width: 1150, height: 1150)]), limits: DecodeLimits())
+        }
+        XCTAssertEqual(nearPlan.shrink, 1)
+        XCTAssertNil(nearPlan.target)
+        // No smaller size to stream to: no target.
+        let path = TestImages.write(root + "/small.jpg", width: 300, height: 200, options: "[Q=90,interlace]")
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let settings = OutputSettings(sizes: [ThumbSize(width: 400, height: 400)])
+        let plan = try data.withUnsafeBytes { try Thumbnailer.plan($0, settings: settings, limits: DecodeLimits()) }
+        XCTAssertNil(plan.target)
     }
 
     func testTheMemoryBudgetAdmitsInOrderAndNeverDeadlocks() async {

@@ -30,7 +30,7 @@ final class DirectJPEGTests: TemporaryFolderTestCase {
                 let progressive = variant.name == "progressive"
                 let decoder: DecodePath = switch shrink {
                 case 8: progressive ? .jpegDCProgressive : .jpegDC
-                case 2, 4: progressive ? .jpegProgressive : .libjpeg
+                case 1, 2, 4: progressive ? .jpegProgressive : .libjpeg
                 default: .libjpeg
                 }
                 XCTAssertEqual(pixels.decoder, decoder, label)
@@ -48,8 +48,11 @@ final class DirectJPEGTests: TemporaryFolderTestCase {
                 let colourAt8 = shrink == 8 && variant.bands == 3
                 // Progressive at 1/2 and 1/4: the compact decode (jpeg_prog.c)
                 // leaves out coefficients 5 to 7, which this noise has.
+                // At 1/1 it keeps every coefficient, but its IDCT is in
+                // floating point where libjpeg's is in integers (about 60 dB).
                 let compact = variant.name == "progressive" && (shrink == 2 || shrink == 4)
-                XCTAssertGreaterThanOrEqual(psnr, colourAt8 ? 35 : compact ? 30 : 99, label)
+                let banded = variant.name == "progressive" && shrink == 1
+                XCTAssertGreaterThanOrEqual(psnr, colourAt8 ? 35 : compact ? 30 : banded ? 50 : 99, label)
             }
         }
     }
