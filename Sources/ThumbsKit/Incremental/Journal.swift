@@ -33,7 +33,7 @@ final class Journal: @unchecked Sendable {
     static func read(path: String, settings: OutputSettings) -> [ManifestItem] {
         guard let data = FileManager.default.contents(atPath: path) else { return [] }
         let decoder = JSONDecoder()
-        var lines = data.split(separator: 0x0A, omittingEmptySubsequences: true)
+        var lines = data.lines(omittingEmpty: true)
         guard let first = lines.first,
               let header = try? decoder.decode(Header.self, from: Data(first)),
               header.settings == settings

@@ -6,7 +6,7 @@ import Foundation
 /// whole with `JSONDecoder`.
 enum ManifestLineReader {
     static func decode(_ data: Data) -> Manifest? {
-        let fileLines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
+        let fileLines = data.lines()
         let itemsOpen = Data("  \"items\": [".utf8)
         guard fileLines.first == Data("{".utf8),
               let itemsLine = fileLines.firstIndex(where: { $0 == itemsOpen || $0 == Data("  \"items\": []".utf8) })
