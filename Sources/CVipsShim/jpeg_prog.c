@@ -1338,16 +1338,23 @@ static const uint8_t *plane_row(pg_rows *rows, size_t r) {
 /* h2v2 "fancy" upsampling (jdsample.c): each output sample weighs the
  * nearer input row 3:1 against the other, then the nearer column 3:1,
  * with libjpeg's rounding (+8 and +7 in turn). */
-static void h2v2_fancy(const uint8_t *near, const uint8_t *far, size_t dw, size_t ow, uint8_t *line) {
-    int last = near[0] * 3 + far[0], here = last;
-    for (size_t i = 0; i < dw && 2 * i < ow; i++) {
-        int next = i + 1 < dw ? near[i + 1] * 3 + far[i + 1] : here;
-        line[2 * i] = (uint8_t) (i == 0 ? (here * 4 + 8) >> 4 : (here * 3 + last + 8) >> 4);
-        if (2 * i + 1 < ow)
-            line[2 * i + 1] = (uint8_t) (i + 1 == dw ? (here * 4 + 7) >> 4 : (here * 3 + next + 7) >> 4);
-        last = here;
-        here = next;
+static void h2v2_fancy(const uint8_t *restrict near, const uint8_t *restrict far, size_t dw, size_t ow,
+                       uint8_t *restrict line) {
+    /* dw > 2 and ow is 2 dw - 1 or 2 dw: the first and last input columns
+     * are the edges, every other one a plain loop. */
+    int c0 = near[0] * 3 + far[0], c1 = near[1] * 3 + far[1];
+    line[0] = (uint8_t) ((c0 * 4 + 8) >> 4);
+    line[1] = (uint8_t) ((c0 * 3 + c1 + 7) >> 4);
+    for (size_t i = 1; i + 1 < dw; i++) {
+        int last = near[i - 1] * 3 + far[i - 1], here = near[i] * 3 + far[i], next = near[i + 1] * 3 + far[i + 1];
+        line[2 * i] = (uint8_t) ((here * 3 + last + 8) >> 4);
+        line[2 * i + 1] = (uint8_t) ((here * 3 + next + 7) >> 4);
     }
+    size_t i = dw - 1;
+    int last = near[i - 1] * 3 + far[i - 1], here = near[i] * 3 + far[i];
+    line[2 * i] = (uint8_t) ((here * 3 + last + 8) >> 4);
+    if (2 * i + 1 < ow)
+        line[2 * i + 1] = (uint8_t) ((here * 4 + 7) >> 4);
 }
 
 /* Component row `y` of the output, `ow` samples, upsampled as libjpeg's
@@ -1367,7 +1374,24 @@ static void component_row(pg_rows *rows, size_t y, size_t ow, uint8_t *line) {
                 line[x] = a[x / 2];
             return;
         }
-        h2v2_fancy(a, plane_row(rows, other), comp->dw, ow, line);
+        const uint8_t *b = plane_row(rows, other);
+        if (ow + 1 >= 2 * comp->dw) {
+            h2v2_fancy(a, b, comp->dw, ow, line);
+            return;
+        }
+        /* An output narrower than the plane upsampled (not from libjpeg's
+         * samplings at 1/1): the same sums, column by column. */
+        for (size_t x = 0; x < ow; x++) {
+            size_t i = x / 2;
+            int here = a[i] * 3 + b[i];
+            if (x & 1) {
+                int next = i + 1 < comp->dw ? a[i + 1] * 3 + b[i + 1] : here;
+                line[x] = (uint8_t) (i + 1 < comp->dw ? (here * 3 + next + 7) >> 4 : (here * 4 + 7) >> 4);
+            } else {
+                int last = i > 0 ? a[i - 1] * 3 + b[i - 1] : here;
+                line[x] = (uint8_t) (i > 0 ? (here * 3 + last + 8) >> 4 : (here * 4 + 8) >> 4);
+            }
+        }
         return;
     }
     if (comp->rv == 2) {
@@ -1407,6 +1431,18 @@ static void component_row(pg_rows *rows, size_t y, size_t ow, uint8_t *line) {
 
 static uint8_t clamp255(int v) {
     return (uint8_t) (v < 0 ? 0 : v > 255 ? 255 : v);
+}
+
+/* YCbCr -> RGB with jdcolor.c's fixed-point arithmetic, a row at a time:
+ * a branch-free loop the compiler vectorises. */
+static void ycc_to_rgb(const uint8_t *restrict y, const uint8_t *restrict cb, const uint8_t *restrict cr,
+                       size_t count, uint8_t *restrict rgb) {
+    for (size_t x = 0; x < count; x++) {
+        int Y = y[x], b = cb[x] - 128, r = cr[x] - 128;
+        rgb[3 * x] = clamp255(Y + ((FIX_1_40200 * r + COLOUR_ONE_HALF) >> COLOUR_SCALE_BITS));
+        rgb[3 * x + 1] = clamp255(Y + ((-FIX_0_34414 * b - FIX_0_71414 * r + COLOUR_ONE_HALF) >> COLOUR_SCALE_BITS));
+        rgb[3 * x + 2] = clamp255(Y + ((FIX_1_77200 * b + COLOUR_ONE_HALF) >> COLOUR_SCALE_BITS));
+    }
 }
 
 /* ---------------------------------------------------------------------------
@@ -1633,18 +1669,14 @@ int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, int
             line[c] = scratch + (size_t) c * ow;
             component_row(&rows[c], y, ow, line[c]);
         }
-        for (size_t x = 0; x < ow; x++) {
-            int Y = line[0][x], cb = line[1][x] - 128, cr = line[2][x] - 128;
-            if (st.ycc) {
-                o[3 * x] = clamp255(Y + ((FIX_1_40200 * cr + COLOUR_ONE_HALF) >> COLOUR_SCALE_BITS));
-                o[3 * x + 1] = clamp255(Y + ((-FIX_0_34414 * cb - FIX_0_71414 * cr + COLOUR_ONE_HALF) >> COLOUR_SCALE_BITS));
-                o[3 * x + 2] = clamp255(Y + ((FIX_1_77200 * cb + COLOUR_ONE_HALF) >> COLOUR_SCALE_BITS));
-            } else {
-                o[3 * x] = (uint8_t) Y;
-                o[3 * x + 1] = (uint8_t) (cb + 128);
-                o[3 * x + 2] = (uint8_t) (cr + 128);
+        if (st.ycc)
+            ycc_to_rgb(line[0], line[1], line[2], ow, o);
+        else
+            for (size_t x = 0; x < ow; x++) {
+                o[3 * x] = line[0][x];
+                o[3 * x + 1] = line[1][x];
+                o[3 * x + 2] = line[2][x];
             }
-        }
         if (stream)
             resample_stream_push(stream);
     }
