@@ -1,12 +1,15 @@
+import DequeModule
+
 /// Bounds how many tasks do one thing at once: downloads
 /// (`--download-jobs`), source files held in memory (`ItemProcessor`).
 ///
 /// The processing window holds more tasks than either limit (so decoding
 /// always has work queued); the tasks beyond it wait here, in arrival order,
-/// suspended rather than blocking a thread.
+/// suspended rather than blocking a thread. The queue is a `Deque`: taking
+/// the oldest waiter is O(1) however many wait.
 actor AsyncSemaphore {
     private var available: Int
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private var waiters = Deque<CheckedContinuation<Void, Never>>()
 
     init(permits: Int) {
         available = max(1, permits)

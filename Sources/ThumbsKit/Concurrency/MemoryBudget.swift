@@ -1,3 +1,5 @@
+import DequeModule
+
 /// Bounds the memory that decodes in flight hold at once, in bytes.
 ///
 /// Most decodes need little (a 12 MP JPEG at 1/8 holds about 1 MB), but a
@@ -7,11 +9,12 @@
 /// its usual size. A decode reserves its peak (`JPEGFacts.peakBytes`) here
 /// before it starts and gives it back when its pixels are finished with.
 /// Reservations are granted in arrival order; one larger than the whole
-/// budget runs alone, so nothing waits forever.
+/// budget runs alone, so nothing waits forever. Waiters queue in a `Deque`
+/// (O(1) to take the oldest).
 actor MemoryBudget {
     let capacity: Int
     private var used = 0
-    private var waiters: [(bytes: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    private var waiters = Deque<(bytes: Int, continuation: CheckedContinuation<Void, Never>)>()
 
     /// Reservations below this are granted without counting: the window of
     /// tasks already bounds them.
@@ -35,6 +38,9 @@ actor MemoryBudget {
         await withCheckedContinuation { waiters.append((bytes, $0)) }
         return bytes
     }
+
+    /// Reservations waiting for memory (the window's tests watch it).
+    var queued: Int { waiters.count }
 
     func release(_ bytes: Int) {
         guard bytes > 0 else { return }

@@ -130,20 +130,123 @@ final class DecodePathTests: TemporaryFolderTestCase {
         XCTAssertNil(plan.target)
     }
 
-    func testTheMemoryBudgetAdmitsInOrderAndNeverDeadlocks() async {
+    /// A reservation that does not fit waits until memory is released: the
+    /// flag is set just before the release, so a reservation that returned
+    /// without waiting sees it unset. Each wait is bounded (a lost wake-up
+    /// fails instead of hanging).
+    func testTheMemoryBudgetMakesALargeReservationWaitForARelease() async throws {
         let budget = MemoryBudget(capacity: 64 << 20)
-        let a = await budget.reserve(40 << 20)
-        let b = await budget.reserve(1 << 20)  // small: not counted
-        XCTAssertEqual(b, 0)
-        let waiting = Task { await budget.reserve(40 << 20) }
-        try? await Task.sleep(nanoseconds: 50_000_000)
-        await budget.release(a)
-        let c = await waiting.value
-        XCTAssertEqual(c, 40 << 20)
-        await budget.release(c)
-        // Larger than the whole budget: runs alone.
-        let huge = await budget.reserve(500 << 20)
-        XCTAssertEqual(huge, 500 << 20)
-        await budget.release(huge)
+        let released = ReleaseFlag()
+        let first = await budget.reserve(40 << 20)
+        XCTAssertEqual(first, 40 << 20)
+        let small = await budget.reserve(1 << 20)
+        XCTAssertEqual(small, 0, "small: not counted, never waits")
+        let second = Task { () -> (bytes: Int, afterRelease: Bool) in
+            let bytes = await budget.reserve(40 << 20)
+            return (bytes, released.isSet)
+        }
+        try await waitUntilQueued(budget, 1)
+        // A small reservation still passes a queued large one.
+        let passing = await budget.reserve(2 << 20)
+        XCTAssertEqual(passing, 0)
+        released.set()
+        await budget.release(first)
+        let granted = try await bounded { await second.value }
+        XCTAssertEqual(granted.bytes, 40 << 20)
+        XCTAssertTrue(granted.afterRelease, "the second reservation returned before the first was released")
+
+        // Larger than the whole budget: waits until nothing else is held,
+        // then runs alone instead of waiting forever.
+        released.clear()
+        let huge = Task { () -> (bytes: Int, afterRelease: Bool) in
+            let bytes = await budget.reserve(500 << 20)
+            return (bytes, released.isSet)
+        }
+        try await waitUntilQueued(budget, 1)
+        released.set()
+        await budget.release(granted.bytes)
+        let alone = try await bounded { await huge.value }
+        XCTAssertEqual(alone.bytes, 500 << 20)
+        XCTAssertTrue(alone.afterRelease, "the huge reservation did not wait for the budget to empty")
+        await budget.release(alone.bytes)
+        let queued = await budget.queued
+        XCTAssertEqual(queued, 0)
     }
+
+    /// Waiters are admitted in arrival order: a large one queued first is
+    /// not overtaken by a later one that would fit.
+    func testTheMemoryBudgetAdmitsInArrivalOrder() async throws {
+        let budget = MemoryBudget(capacity: 64 << 20)
+        let order = ReleaseFlag()
+        let held = await budget.reserve(40 << 20)
+        let large = Task { _ = await budget.reserve(60 << 20); order.append("large") }
+        try await waitUntilQueued(budget, 1)
+        let later = Task { _ = await budget.reserve(10 << 20); order.append("later") }
+        try await waitUntilQueued(budget, 2)
+        await budget.release(held)
+        try await bounded { await large.value }
+        XCTAssertEqual(order.names, ["large"], "the 10 MB reservation fits beside the 60 MB one only after it is released")
+        await budget.release(60 << 20)
+        try await bounded { await later.value }
+        XCTAssertEqual(order.names, ["large", "later"])
+        await budget.release(10 << 20)
+    }
+
+    private struct TimedOut: Error {}
+
+    /// Waits (at most 10 s) until `count` reservations are queued.
+    private func waitUntilQueued(_ budget: MemoryBudget, _ count: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while await budget.queued < count {
+            guard ContinuousClock.now < deadline else {
+                XCTFail("\(count) reservations never queued (10 s)")
+                throw TimedOut()
+            }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    /// `body`, failing the test after 10 s instead of hanging. (A task
+    /// group would wait for a reservation that never returns: the body runs
+    /// unstructured, and the first of it and the deadline wins.)
+    @discardableResult
+    private func bounded<T: Sendable>(_ body: @escaping @Sendable () async -> T) async throws -> T {
+        let first = FirstOutcome<T>()
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+            first.start(continuation)
+            Task { first.finish(await body()) }
+            Task { try? await Task.sleep(for: .seconds(10)); first.finish(nil) }
+        }
+        guard let result else {
+            XCTFail("a reservation was never granted (10 s)")
+            throw TimedOut()
+        }
+        return result
+    }
+}
+
+/// Resumes a continuation with the first outcome given, once.
+private final class FirstOutcome<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<T?, Never>?
+    func start(_ continuation: CheckedContinuation<T?, Never>) { lock.withLock { self.continuation = continuation } }
+    func finish(_ value: T?) {
+        let waiting = lock.withLock { () -> CheckedContinuation<T?, Never>? in
+            defer { continuation = nil }
+            return continuation
+        }
+        waiting?.resume(returning: value)
+    }
+}
+
+/// A flag and a list of names shared between the test and its tasks.
+private final class ReleaseFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var flag = false
+    private var list: [String] = []
+    var isSet: Bool { lock.withLock { flag } }
+    var names: [String] { lock.withLock { list } }
+    func set() { lock.withLock { flag = true } }
+    func clear() { lock.withLock { flag = false } }
+    func append(_ name: String) { lock.withLock { list.append(name) } }
 }
