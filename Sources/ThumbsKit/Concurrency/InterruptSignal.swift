@@ -9,9 +9,17 @@ import Foundation
 /// moment the signal arrives, and `HTTPSession` races every request against
 /// it, so a transfer in flight is cancelled at once and no request or retry
 /// starts afterwards.
+///
+/// A signal is never lost: one that arrives at any moment until the run
+/// `seal()`s it, after its final manifest is in place, makes the run end
+/// with exit 130 and `interrupted: true` (`ThumbsRun`). Every field below is
+/// read and written under `lock` only: the signal handler runs on a
+/// Dispatch thread, the run on its own.
 public final class InterruptSignal: @unchecked Sendable {
     private let lock = NSLock()
     private var raised = false
+    /// Set once the run's result is final: later signals change nothing.
+    private var sealed = false
     private var sources: [DispatchSourceSignal] = []
     private var onFirst: (@Sendable () -> Void)?
     /// Tasks in `wait()`, resumed by the first signal.
@@ -21,25 +29,47 @@ public final class InterruptSignal: @unchecked Sendable {
     public init() {}
 
     public var isRaised: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return raised
+        lock.withLock { raised }
     }
 
-    /// Starts listening; `onFirst` runs once, on the first signal.
+    /// Starts listening; `onFirst` runs once, on the first signal (at once
+    /// when the flag was raised before). Returns once the signal sources are
+    /// registered (at most a second), so that a signal right after this call
+    /// reaches the run instead of being dropped while they are set up.
     public func install(onFirst: @escaping @Sendable () -> Void) {
-        self.onFirst = onFirst
+        let registered = DispatchGroup()
+        var created: [DispatchSourceSignal] = []
         for sig in InterruptSignals.numbers {
             InterruptSignals.ignore(sig)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler { [weak self] in self?.receive() }
-            source.resume()
-            sources.append(source)
+            registered.enter()
+            source.setRegistrationHandler { registered.leave() }
+            created.append(source)
         }
+        let runNow = lock.withLock { () -> Bool in
+            self.onFirst = onFirst
+            sources.append(contentsOf: created)
+            return raised && !sealed
+        }
+        for source in created { source.resume() }
+        _ = registered.wait(timeout: .now() + 1)
+        if runNow { onFirst() }
     }
 
     /// Raises the flag as a signal would (tests use this).
     public func raise() { receive() }
+
+    /// Ends listening for this run: returns whether a signal arrived before,
+    /// and makes every later one change nothing (the run's result is final).
+    /// `ThumbsRun` calls it once its manifest is in place; a signal that came
+    /// while the manifest was being written is seen here.
+    public func seal() -> Bool {
+        lock.withLock {
+            sealed = true
+            return raised
+        }
+    }
 
     /// Returns when the flag is raised (at once if it already is), or when
     /// the calling task is cancelled.
@@ -68,25 +98,33 @@ public final class InterruptSignal: @unchecked Sendable {
     }
 
     private func receive() {
-        lock.lock()
-        let first = !raised
-        raised = true
-        let handler = onFirst
-        let woken = waiters.values
-        waiters = [:]
-        lock.unlock()
-        if first {
+        enum Effect { case ignored, first((@Sendable () -> Void)?, [CheckedContinuation<Void, Never>]), exit }
+        let effect = lock.withLock { () -> Effect in
+            if sealed { return .ignored }
+            if raised { return .exit }
+            raised = true
+            let woken = Array(waiters.values)
+            waiters = [:]
+            return .first(onFirst, woken)
+        }
+        switch effect {
+        case .ignored:
+            break
+        case .first(let handler, let woken):
             for waiter in woken { waiter.resume() }
             handler?()
-        } else {
+        case .exit:
             Processes.exit(ExitStatus.interrupted.rawValue)
         }
     }
 
     /// Restores default signal handling.
     public func uninstall() {
-        for source in sources { source.cancel() }
-        sources.removeAll()
+        let installed = lock.withLock { () -> [DispatchSourceSignal] in
+            defer { sources.removeAll() }
+            return sources
+        }
+        for source in installed { source.cancel() }
         for sig in InterruptSignals.numbers { InterruptSignals.restoreDefault(sig) }
     }
 }

@@ -3,9 +3,14 @@ import Foundation
 /// Writes files so that a final name only ever holds a complete file.
 ///
 /// The bytes go to a temporary file in OUT's state folder (same file system),
-/// are flushed to disk, and the file is renamed into place. A crash at any
-/// moment leaves either the old file or the new one under the final name,
-/// never a part of one; leftover temporary files are swept by the next run.
+/// are flushed to disk, the file is renamed into place, and the folder that
+/// holds the final name is flushed (SQLite's and PostgreSQL's order: until
+/// its folder is flushed, a power cut can undo a rename). When `write`
+/// returns, the new file is under its final name for good; so whatever
+/// relies on it (the journal's removal relies on the manifest) comes after.
+/// A crash at any moment leaves either the old file or the new one under the
+/// final name, never a part of one; leftover temporary files are swept by
+/// the next run.
 ///
 /// Below `root` (OUT), the final name is reached without following links
 /// (`ContainedPath`): a folder inside OUT that is a symbolic link fails the
@@ -15,7 +20,8 @@ public struct AtomicFile: Sendable {
     public let temporaryDirectory: String
     /// OUT, or nil to place files anywhere by path.
     public let root: String?
-    /// Flush file data to disk before the rename (survives power loss).
+    /// Flush file data to disk before the rename, and the folder after it
+    /// (survives power loss). Off only in tests that need no disk.
     public var synchronise: Bool
 
     public init(temporaryDirectory: String, root: String? = nil, synchronise: Bool = true) {
@@ -70,19 +76,36 @@ public struct AtomicFile: Sendable {
     }
 
     /// Renames a finished temporary file to `path`, creating parent folders
-    /// when needed; on failure the temporary file is removed.
+    /// when needed, then flushes the folder that holds it (`synchronise`);
+    /// on failure the temporary file is removed.
     public func place(_ temp: String, at path: String) throws(ItemError) {
         if let root, path.hasPrefix(root + "/") {
             return try placeInside(root, temp, at: path, relative: String(path.dropFirst(root.count + 1)))
         }
-        var failure: SystemError
-        do { try PathChanges.rename(temp, to: path); return } catch { failure = error }
-        if failure == .noEntry || failure == .notDirectory {
-            _ = makeDirectories((path as NSString).deletingLastPathComponent)
-            do { try PathChanges.rename(temp, to: path); return } catch { failure = error }
+        let folder = (path as NSString).deletingLastPathComponent
+        var failure: SystemError?
+        do { try PathChanges.rename(temp, to: path) } catch { failure = error }
+        if let first = failure, first == .noEntry || first == .notDirectory {
+            _ = makeDirectories(folder)
+            failure = nil
+            do { try PathChanges.rename(temp, to: path) } catch { failure = error }
         }
-        try? PathChanges.remove(temp)
-        throw ItemError.io("cannot write \(path): \(failure.text)")
+        if let failure {
+            try? PathChanges.remove(temp)
+            throw ItemError.io("cannot write \(path): \(failure.text)")
+        }
+        try flushFolder(at: folder, of: path)
+    }
+
+    /// Flushes the folder a file was just renamed into. A failure here is
+    /// the write's: the name may not survive a power cut.
+    private func flushFolder(at folder: String, of path: String) throws(ItemError) {
+        guard synchronise else { return }
+        do {
+            try FileDescriptor.synchroniseFolder(folder.isEmpty ? "." : folder)
+        } catch {
+            throw ItemError.io("cannot write \(path): flushing its folder: \(error.text)")
+        }
     }
 
     /// `place` below OUT: folders opened one by one without following links.
@@ -99,6 +122,12 @@ public struct AtomicFile: Sendable {
         } catch {
             try? PathChanges.remove(temp)
             throw ItemError.io("cannot write \(path): \(error.text)")
+        }
+        guard synchronise else { return }
+        do {
+            try FileDescriptor.synchronise(target.folder)
+        } catch {
+            throw ItemError.io("cannot write \(path): flushing its folder: \(error.text)")
         }
     }
 }

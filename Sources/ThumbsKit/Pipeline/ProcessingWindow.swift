@@ -24,7 +24,9 @@ struct ProcessingWindow {
     }
 
     /// Each item's record, in `items`' order; nil for an item not reached
-    /// before an interruption (or abandoned by it).
+    /// before an interruption (or abandoned by it), or after the journal
+    /// failed. The journal is flushed as it goes (`Journal.needsSync`) and
+    /// once more at the end, on the I/O threads.
     func run(
         _ items: [SourceItem], previous: PreviousRun, out: OutputDirectory, journal: Journal,
         fetcher: (any RemoteFetching)?, clock: ContinuousClock.Instant
@@ -61,20 +63,27 @@ struct ProcessingWindow {
             while let (index, record) = await group.next() {
                 if RemoteInterruption.isAbandoned(record) { continue }  // not reached: left off the record
                 records[index] = record
-                if record.status != .unchanged { journal.append(record) }
+                if record.status != .unchanged {
+                    journal.append(record)
+                    if journal.needsSync { _ = try? await io.run { journal.synchronise() } }
+                }
                 done += 1
                 if done % 2000 == 0 { MemoryTrim.releaseFreePages() }
                 log.item(record)
                 if record.status == .failed { failed += 1 }
                 let elapsed = Elapsed.seconds(since: clock)
                 console.progress(done: done, total: items.count, failed: failed, elapsed: elapsed)
-                if next < items.count && !interrupt.isRaised {
+                // A journal that cannot be written cannot resume a run
+                // killed from now on: no new image starts (exit 3 follows).
+                if next < items.count && !interrupt.isRaised && journal.failure == nil {
                     let index = next, item = items[index]
                     group.addTask { (index, await processor.process(item)) }
                     next += 1
                 }
             }
         }
+        // Every line on the disk before the manifest replaces the journal.
+        _ = try? await io.run { journal.synchronise() }
         await decoders.shutdown()
         await finishers.shutdown()
         await io.shutdown()

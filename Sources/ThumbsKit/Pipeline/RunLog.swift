@@ -16,6 +16,13 @@ struct RunLog {
                       "interrupted: no new downloads; finishing the images in flight, then writing the manifest (press Ctrl-C again to stop at once)")
     }
 
+    /// The journal could not be written (`Journal.failure`): one line.
+    func journalFailed(_ failure: String) {
+        console.event("journal-failed", level: .error,
+                      "\(failure); no new image was started after it, since a run stopped from then on could not resume; the manifest is still written, exit 3",
+                      fields: ["problem": .string(failure)])
+    }
+
     func start(images: Int, out: OutputDirectory, jobs: Int, resumed: Bool) {
         console.event("start", level: .info,
                       "thumbs: \(images) images from \(options.sources.joined(separator: " ")) → \(out.root)"

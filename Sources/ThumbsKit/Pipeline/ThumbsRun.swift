@@ -64,7 +64,12 @@ public struct ThumbsRun: Sendable {
         console.endProgress()
         let processSeconds = Elapsed.seconds(since: clock) - discoverSeconds - loadSeconds
 
-        let interrupted = interrupt.isRaised && records.contains(where: { $0 == nil })
+        // A journal that failed is said at once, and ends the run with exit 3.
+        let journalFailure = journal.failure
+        if let journalFailure { log.journalFailed(journalFailure) }
+        // A signal counts whenever it came, even with every record in; a
+        // failed journal stopped the run if it left items unreached.
+        var interrupted = interrupt.isRaised || (journalFailure != nil && records.contains(where: { $0 == nil }))
         var finalItems = RunManifest.finalItems(records, items: items, previous: previous)
         // What follows builds the manifest, stats and report: let go of the
         // per-item structures the processing needed first (memory at 100k).
@@ -80,18 +85,29 @@ public struct ThumbsRun: Sendable {
         let groupStart = ContinuousClock.now
         LookalikeGrouping.apply(to: &finalItems, distance: options.similar)
         let groupSeconds = Elapsed.seconds(since: groupStart)
-        let manifest = RunManifest.build(
+        var manifest = RunManifest.build(
             finalItems, options: options, started: started, ignored: discovered.ignored, wallSeconds: wallSeconds,
             downloads: await discovered.downloadCounters?(), interrupted: interrupted, gone: gone)
         finalItems = []
         let statistics = Statistics(manifest: manifest)
         try ResultWriter(out: out, writeReport: options.writeReport).write(manifest, statistics)
+        // The manifest is flushed under its name (`AtomicFile`). A signal
+        // that came while it was written still counts: it is written again,
+        // saying so; from here on a signal changes nothing.
+        let signalled = interrupt.seal()
+        if signalled && !interrupted {
+            interrupted = true
+            manifest.interrupted = true
+            try ResultWriter(out: out, writeReport: options.writeReport).write(manifest, statistics)
+        }
         if !interrupted { journal.remove() }
         let writeSeconds = Elapsed.seconds(since: writeStart)
 
         let status: ExitStatus
-        if interrupted {
+        if signalled {
             status = .interrupted
+        } else if journalFailure != nil {
+            status = .fatal
         } else if options.maxFailures.isExceeded(failed: statistics.counts.failed, total: manifest.items.count) {
             status = .failures
         } else {

@@ -3,9 +3,9 @@ import Glibc
 #endif
 
 /// Opening, reading, flushing and closing files by descriptor (`open`,
-/// `openat`, `read`, `fsync`, `close`, `lseek`). Descriptors stay plain
-/// `Int32`s that their users close; every call that can fail throws the
-/// `errno` it left (`SystemError`).
+/// `openat`, `read`, `fsync`, `close`, `lseek`; writing is `writeAll`).
+/// Descriptors stay plain `Int32`s that their users close; every call that
+/// can fail throws the `errno` it left (`SystemError`).
 ///
 /// Every descriptor is opened with `O_CLOEXEC`: a libvips helper or any
 /// other child process must never inherit OUT's lock or a half-written file.
@@ -66,14 +66,6 @@ enum FileDescriptor {
         }
     }
 
-    /// One `write` call, never repeated: with `append`, one call is one
-    /// append that the lines of another writer cannot split. Returns the
-    /// bytes written, or -1. (`writeAll` is the loop for whole files.)
-    @discardableResult
-    static func writeOnce(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
-        Glibc.write(fd, bytes.baseAddress, bytes.count)
-    }
-
     /// Moves to the end and returns that offset (the file's size); nil when
     /// the descriptor cannot seek.
     static func seekToEnd(_ fd: Int32) -> Int64? {
@@ -81,9 +73,19 @@ enum FileDescriptor {
         return offset < 0 ? nil : Int64(offset)
     }
 
-    /// Flushes the file's data to the disk (`fsync`).
+    /// Flushes the file's data to the disk (`fsync`); on a folder's
+    /// descriptor, its names (a rename into it survives a power cut).
     static func synchronise(_ fd: Int32) throws(SystemError) {
         guard fsync(fd) == 0 else { throw .current() }
+        DurableSteps.note(.synchronise(DurableSteps.path(of: fd)))
+    }
+
+    /// Flushes the names in the folder at `path` (`open` + `fsync`): after
+    /// a rename into it, the new name survives a power cut.
+    static func synchroniseFolder(_ path: String) throws(SystemError) {
+        let fd = try open(path, .readOnly, .directory)
+        defer { try? close(fd) }
+        try synchronise(fd)
     }
 
     /// Closes `fd`. Only a file being written has a reason to check: a

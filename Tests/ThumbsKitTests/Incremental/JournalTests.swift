@@ -75,4 +75,37 @@ final class JournalTests: TemporaryFolderTestCase {
         }
         XCTAssertEqual(try String(contentsOfFile: target, encoding: .utf8), "precious\n")
     }
+
+    /// A journal that cannot be written is never silent: on /dev/full every
+    /// write fails with ENOSPC, and opening it (which writes the header)
+    /// ends the run with exit 3 and the system's reason.
+    func testAJournalOnAFullDiskIsAFailureNotASilence() throws {
+        let journal = Journal(path: "/dev/full")
+        XCTAssertThrowsError(try journal.open(settings: OutputSettings(), keepExisting: false)) { error in
+            XCTAssertEqual((error as? RunError)?.exitCode, .fatal)
+            XCTAssertEqual((error as? RunError)?.message, "cannot write the journal /dev/full: \(String(cString: strerror(ENOSPC)))")
+        }
+        XCTAssertNotNil(journal.failure)
+    }
+
+    /// Lines are flushed in batches: due after `syncLines` lines (or a
+    /// second), not before; a flush resets the count.
+    func testLinesAreFlushedInBatches() throws {
+        let journal = Journal(path: path)
+        try journal.open(settings: OutputSettings(), keepExisting: false)
+        let steps = DurableStepLog(under: root)
+        defer { steps.stop() }
+        XCTAssertFalse(journal.needsSync, "the header was flushed by open")
+        for i in 0..<(Journal.syncLines - 1) { journal.append(Self.item("\(i).jpg")) }
+        // Well within a second of the open on any machine that runs tests.
+        XCTAssertFalse(journal.needsSync)
+        journal.append(Self.item("last.jpg"))
+        XCTAssertTrue(journal.needsSync)
+        XCTAssertEqual(steps.steps, [], "appending never waits on the disk")
+        journal.synchronise()
+        XCTAssertFalse(journal.needsSync)
+        XCTAssertEqual(steps.steps, [.synchronise(URL(fileURLWithPath: path).resolvingSymlinksInPath().path)])
+        XCTAssertNil(journal.failure)
+        XCTAssertEqual(Journal.read(path: path, settings: OutputSettings()).count, Journal.syncLines)
+    }
 }

@@ -100,4 +100,52 @@ final class AtomicFileTests: TemporaryFolderTestCase {
         }
         XCTAssertFalse(fm.fileExists(atPath: root + "/x"))
     }
+
+    /// File flushed, renamed, then its folder flushed (SQLite's and
+    /// PostgreSQL's order): until the folder is flushed a power cut can undo
+    /// the rename, and whatever relies on the new name must come after.
+    func testTheFolderIsFlushedAfterTheRename() throws {
+        let out = root + "/out"
+        try fm.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let steps = DurableStepLog(under: root)
+        defer { steps.stop() }
+        try AtomicFile(temporaryDirectory: temporary, root: out).write(Data("a".utf8), to: out + "/256/a.jpg")
+        try AtomicFile(temporaryDirectory: temporary).write(Data("b".utf8), to: root + "/plain/b.txt")
+        let recorded = steps.steps
+        XCTAssertEqual(recorded.count, 6, "\(recorded)")
+        guard recorded.count == 6 else { return }
+        for (offset, (final, folder)) in [(out + "/256/a.jpg", out + "/256"), (root + "/plain/b.txt", root + "/plain")].enumerated() {
+            let write = Array(recorded[offset * 3 ..< offset * 3 + 3])
+            guard case .synchronise(let temp) = write[0] else { return XCTFail("the file is flushed first: \(write)") }
+            XCTAssertTrue(temp.hasPrefix(temporary + "/"), temp)
+            XCTAssertEqual(write[1], .rename(temp, final))
+            XCTAssertEqual(write[2], .synchronise(folder), "the folder is flushed after the rename")
+        }
+        XCTAssertEqual(contents(out + "/256/a.jpg"), "a")
+    }
+}
+
+/// The durable steps (`DurableSteps`) taken under a folder while it
+/// watches, in order.
+final class DurableStepLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [DurableSteps.Step] = []
+    private let prefix: String
+
+    init(under folder: String) {
+        prefix = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path + "/"
+        DurableSteps.watch { [self] step in
+            let paths: [String]
+            switch step {
+            case .synchronise(let path), .remove(let path): paths = [path]
+            case .rename(let from, let to): paths = [from, to]
+            }
+            guard paths.contains(where: { $0.hasPrefix(prefix) }) else { return }
+            lock.withLock { list.append(step) }
+        }
+    }
+
+    var steps: [DurableSteps.Step] { lock.withLock { list } }
+
+    func stop() { DurableSteps.watch(nil) }
 }
