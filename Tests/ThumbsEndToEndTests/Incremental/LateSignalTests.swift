@@ -51,4 +51,33 @@ final class LateSignalTests: TemporaryFolderTestCase {
         XCTAssertGreaterThanOrEqual(before, 5, "too few signals landed before the manifest to show anything")
         XCTAssertLessThan(Date().timeIntervalSince(started), 120)
     }
+
+    /// The narrowest moment: the signal comes just as the manifest is
+    /// renamed into place (raised from the rename itself, seen through
+    /// `DurableSteps`), after the manifest was built saying "not
+    /// interrupted". The run writes it again, saying so, and exits 130.
+    func testASignalWhileTheManifestIsWrittenIsNotLost() async throws {
+        for i in 0..<3 {
+            TestImages.write(root + "/in/p\(i).jpg", width: 200, height: 150)
+        }
+        let out = URL(fileURLWithPath: root).resolvingSymlinksInPath().path + "/out"
+        let interrupt = InterruptSignal()
+        DurableSteps.watch { step in
+            if case .rename(_, out + "/manifest.json") = step, !interrupt.isRaised { interrupt.raise() }
+        }
+        var options = RunOptions(sources: [root + "/in"], outputDirectory: out)
+        options.progress = .never
+        options.verbosity = .quiet
+        let outcome: ThumbsRun.Outcome
+        do {
+            defer { DurableSteps.watch(nil) }
+            outcome = try await ThumbsRun(options: options, interrupt: interrupt).run()
+        }
+        XCTAssertTrue(interrupt.isRaised, "the manifest was never renamed into place")
+        XCTAssertEqual(outcome.status, .interrupted)
+        let manifest = try readManifest(out)
+        XCTAssertEqual(manifest.interrupted, true)
+        XCTAssertEqual(manifest.items.count, 3)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/.thumbs/journal.ndjson"), "an interrupted run keeps its journal")
+    }
 }
