@@ -125,7 +125,7 @@ public struct AtomicFile: Sendable {
         }
         guard synchronise else { return }
         do {
-            try FileDescriptor.synchronise(target.folder)
+            try FileDescriptor.synchroniseFolder(target.folder)
         } catch {
             throw ItemError.io("cannot write \(path): flushing its folder: \(error.text)")
         }

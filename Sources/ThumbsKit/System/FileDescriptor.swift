@@ -80,12 +80,23 @@ enum FileDescriptor {
         DurableSteps.note(.synchronise(DurableSteps.path(of: fd)))
     }
 
-    /// Flushes the names in the folder at `path` (`open` + `fsync`): after
-    /// a rename into it, the new name survives a power cut.
+    /// Flushes the names in the folder open as `fd`: after a rename into
+    /// it, the new name survives a power cut. A file system that cannot
+    /// flush folders at all (EINVAL, as some network ones say) is not an
+    /// error, as PostgreSQL decides too: there is nothing more to do there.
+    static func synchroniseFolder(_ fd: Int32) throws(SystemError) {
+        do {
+            try synchronise(fd)
+        } catch {
+            if error.code != EINVAL { throw error }
+        }
+    }
+
+    /// `synchroniseFolder` on the folder at `path` (`open` + `fsync`).
     static func synchroniseFolder(_ path: String) throws(SystemError) {
         let fd = try open(path, .readOnly, .directory)
         defer { try? close(fd) }
-        try synchronise(fd)
+        try synchroniseFolder(fd)
     }
 
     /// Closes `fd`. Only a file being written has a reason to check: a
