@@ -80,9 +80,10 @@ public struct ThumbsRun: Sendable {
         let groupStart = ContinuousClock.now
         LookalikeGrouping.apply(to: &finalItems, distance: options.similar)
         let groupSeconds = Elapsed.seconds(since: groupStart)
-        let manifest = RunManifest.build(
+        var manifest = RunManifest.build(
             finalItems, options: options, started: started, ignored: discovered.ignored, wallSeconds: wallSeconds,
             downloads: await discovered.downloadCounters?(), interrupted: interrupted, gone: gone)
+        manifest.run?.shardOrder = discovered.shardOrder
         finalItems = []
         let statistics = Statistics(manifest: manifest)
         try ResultWriter(out: out, writeReport: options.writeReport).write(manifest, statistics)
