@@ -217,6 +217,7 @@ final class VerifyRunTests: XCTestCase {
         XCTAssertEqual(result.findings.map(\.kind), [.outsideFolder, .outsideFolder, .outsideFolder, .outsideFolder],
                        result.lines.joined(separator: "\n"))
         XCTAssertEqual(result.findings.map(\.id), ["a.jpg", "b.png", "c/d.webp", "c/d.webp"])
+        guard result.findings.count == 4 else { return }
         XCTAssertTrue(result.findings[0].message.contains("leads outside the manifest's folder"), result.findings[0].message)
         XCTAssertTrue(result.findings[2].message.contains("is a symbolic link"), result.findings[2].message)
         XCTAssertTrue(result.findings.allSatisfy { $0.message.contains("not open") }, result.lines.joined(separator: "\n"))
