@@ -13,9 +13,9 @@ public struct ThumbsMerge: Sendable {
     /// Manifest paths, or shard folders holding a manifest.json.
     public var manifests: [String]
     public var outputDirectory: String
-    /// Copy the thumbnails into DIR (regular files inside each shard's
-    /// folder only, each checked against its hash) instead of referring to
-    /// them in the shards' folders.
+    /// Copy (hard link where possible) the thumbnails into DIR — regular
+    /// files inside each shard's folder only, each checked against its
+    /// hash — instead of referring to them in the shards' folders.
     public var copy: Bool
     public var writeReport: Bool
     public var console: Console
@@ -101,14 +101,20 @@ public struct ThumbsMerge: Sendable {
         }
     }
 
-    /// Copies every thumbnail to the same relative path in DIR, atomically:
-    /// the very bytes that were read and checked are written, so neither a
-    /// link nor a file changed since the check can end up in DIR.
+    /// Puts every thumbnail at the same relative path in DIR, atomically: a
+    /// hard link where the file system allows it (no extra space on the same
+    /// volume), checked as it lies in DIR; else the very bytes that were read
+    /// and checked. Either way neither a link nor a file changed since the
+    /// check can end up in DIR.
     private func copyOutputs(_ shards: [ShardInput], into out: OutputDirectory) throws(RunError) -> Int {
         var count = 0
         for shard in shards {
             for item in shard.manifest.items {
                 for output in item.outputs {
+                    if linkChecked(output, of: shard, into: out) {
+                        count += 1
+                        continue
+                    }
                     let data = try verifiedBytes(output, of: item, in: shard)
                     do {
                         try out.writer.write(data, to: out.absolute(output.path))
@@ -120,6 +126,25 @@ public struct ThumbsMerge: Sendable {
             }
         }
         return count
+    }
+
+    /// Hard-links the thumbnail into DIR's temporary folder (its folders
+    /// opened without following links, `linkat` not following one at the
+    /// name), then reads what was linked there as `ContainedFile` reads: a
+    /// regular file with the recorded size and SHA-256 is put in place. False
+    /// (and nothing left) otherwise; the caller then copies, or refuses.
+    private func linkChecked(_ output: ManifestOutput, of shard: ShardInput, into out: OutputDirectory) -> Bool {
+        guard let place = try? ContainedPath(output.path, under: shard.root, create: false) else { return false }
+        let name = UUID().uuidString + ".link"
+        let temp = out.writer.temporaryDirectory + "/" + name
+        guard hardLink(place.name, inFolder: place.folder, to: temp) else { return false }
+        if let bytes = try? ContainedFile.read(name, under: out.writer.temporaryDirectory),
+           Int64(bytes.count) == output.bytes, SHA256Hex.of(bytes) == output.sha256,
+           (try? out.writer.place(temp, at: out.absolute(output.path))) != nil {
+            return true
+        }
+        try? PathChanges.remove(temp)
+        return false
     }
 
     /// The bytes of one of a shard's thumbnails, read by `ContainedFile`

@@ -148,6 +148,8 @@ final class ShardMergeTests: XCTestCase {
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
             XCTAssertEqual(attributes[.type] as? FileAttributeType, .typeRegular, path)
             XCTAssertEqual(ShardFixture.sha256(ofFile: path), output.sha256, path)
+            // On one volume a hard link to the checked file: no extra space.
+            XCTAssertGreaterThanOrEqual(attributes[.referenceCount] as? Int ?? 0, 2, path)
         }
         // The shards can go; the merged folder stands alone.
         for out in shardOuts { try FileManager.default.removeItem(atPath: out) }
