@@ -7,8 +7,9 @@ import Foundation
 ///   (`ShardOrder`), else in the order `MergeOrder.merge` gives.
 /// - Output paths: with `referencedFrom` set (no `--copy`), each path becomes
 ///   the relative path from the merged folder to the shard's file, so the
-///   merged report's links and `thumbs verify` find the thumbnails where they
-///   lie; with `--copy` the files are copied to the same relative paths and
+///   merged report's links find the thumbnails where they lie (`thumbs
+///   verify` opens nothing outside a manifest's folder, so it reports these
+///   paths: verify the shards, or merge with `--copy`); with `--copy` the files are copied to the same relative paths and
 ///   the paths stay as they were (output names are assigned over the whole
 ///   run before sharding, so they never collide).
 /// - Duplicates: a run decodes identical bytes once, the first item in source
