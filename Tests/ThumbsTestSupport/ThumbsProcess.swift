@@ -8,15 +8,27 @@ public enum ThumbsProcess {
         Bundle.main.bundleURL.appendingPathComponent("thumbs").path
     }
 
-    /// Skips the calling test, saying why, when the binary was not built
-    /// (a test bundle built alone, `swift build --target ...`).
-    public static func requireExecutable() throws {
-        guard FileManager.default.isExecutableFile(atPath: executable) else {
-            throw XCTSkip("""
-                this test runs the thumbs executable, which is not at \(executable); \
-                `swift build --build-tests` (or `swift test`) builds it beside the tests
-                """)
+    /// The environment variable that lets the tests of the binary be
+    /// skipped when it was not built (a test bundle built alone, `swift
+    /// build --target ...`). Unset, a missing binary fails those tests:
+    /// `make test` must never pass without having run them.
+    public static let allowMissingVariable = "THUMBS_TESTS_WITHOUT_BINARY"
+
+    /// Why a test of the binary could not run.
+    public struct MissingExecutable: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Fails the calling test, saying why, when the binary was not built;
+    /// skips it instead when `THUMBS_TESTS_WITHOUT_BINARY=1` says so.
+    public static func requireExecutable(environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        guard !FileManager.default.isExecutableFile(atPath: executable) else { return }
+        let why = "this test runs the thumbs executable, which is not at \(executable); "
+            + "`swift build --build-tests` (or `swift test`) builds it beside the tests"
+        if environment[allowMissingVariable] == "1" {
+            throw XCTSkip(why + " (skipped: \(allowMissingVariable)=1)")
         }
+        throw MissingExecutable(description: why + "; set \(allowMissingVariable)=1 to skip such tests instead")
     }
 
     public static func start(_ arguments: [String], stderr: FileHandle? = nil) throws -> Process {

@@ -59,6 +59,9 @@ public struct RunCounters: Sendable, Codable, Equatable {
     public var decoders: SortedMap<Int>?
     /// `--similar` of the run, so that `thumbs merge` groups with it too.
     public var similar: Int?
+    /// In a shard's manifest: the shard of every item of the whole run, in
+    /// order (`ShardOrder`), so that `thumbs merge` orders items as one run.
+    public var shardOrder: String?
 
     public init(
         ignored: Int = 0, wallSeconds: Double = 0, downloads: DownloadCounters = DownloadCounters(),

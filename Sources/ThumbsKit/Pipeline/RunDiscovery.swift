@@ -14,6 +14,8 @@ struct RunDiscovery {
         var ignored: Int
         var fetcher: (any RemoteFetching)?
         var downloadCounters: (@Sendable () async -> DownloadCounters)?
+        /// With `--shard`: every item's shard, in the run's order (`ShardOrder`).
+        var shardOrder: String?
     }
 
     /// A file SOURCE that is not there is a usage error before anything
@@ -41,6 +43,7 @@ struct RunDiscovery {
         }
         discovered.items = SourceResolver.finalise(discovered.items)
         if let shard = options.shard {
+            discovered.shardOrder = ShardOrder.make(discovered.items.lazy.map(\.id), count: shard.count)
             discovered.items = discovered.items.filter { ShardPartition.contains($0.id, shard: shard) }
         }
         return discovered

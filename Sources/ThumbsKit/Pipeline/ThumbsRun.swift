@@ -88,6 +88,7 @@ public struct ThumbsRun: Sendable {
         var manifest = RunManifest.build(
             finalItems, options: options, started: started, ignored: discovered.ignored, wallSeconds: wallSeconds,
             downloads: await discovered.downloadCounters?(), interrupted: interrupted, gone: gone)
+        manifest.run?.shardOrder = discovered.shardOrder
         finalItems = []
         let statistics = Statistics(manifest: manifest)
         try ResultWriter(out: out, writeReport: options.writeReport).write(manifest, statistics)

@@ -1,12 +1,21 @@
+import HeapModule
+
 /// The order of a merged manifest's items.
 ///
 /// A shard keeps the items of the whole run that fall in it, in the run's
 /// order, so each shard's `items` is the global order restricted to that
-/// shard; what is lost is how the shards interleave. Merging restores it with
-/// a k-way merge: each shard's own order is kept, and among the shards' next
-/// items the first by `precedes(_:_:)` comes first (ties: the lower shard
-/// index). Whenever the single run's order agrees with `precedes`, the merge
-/// gives exactly that order:
+/// shard; what is lost is how the shards interleave.
+///
+/// Shards of this version record it (`ShardOrder`, `run.shardOrder`): the
+/// shard of every item of the run, in order. `interleave` follows it, and
+/// the merge equals one run, whatever the order of the sources and of the
+/// lists' entries.
+///
+/// Shards written before that carry no order. `merge` then restores it with
+/// a k-way merge (swift-collections' `Heap`): each shard's own order is
+/// kept, and among the shards' next items the first by `precedes(_:_:)`
+/// comes first (ties: the lower shard index). That is the single run's order
+/// when it agrees with `precedes`:
 ///
 /// - file items compare by id segment by segment (`/`-separated), each segment
 ///   as UTF-8 bytes, a shorter segment before a longer one it begins: that is
@@ -14,31 +23,61 @@
 ///   single folder source, or several folders or files given in sorted order,
 ///   merge into the single run's order;
 /// - list items (an `http(s)` source or a download record) come before file
-///   items, as a run discovers lists first, and compare "naturally" (digit runs
-///   by value, so Picsum's `2` comes before `10`), which is the order of lists
-///   sorted by id. For lists in any other order, and for sources given out of
-///   sorted order, the merged order keeps every shard's order and is
+///   items and compare "naturally" (digit runs by value, so Picsum's `2`
+///   comes before `10`). For lists in another order, and for sources given
+///   out of sorted order, the result keeps every shard's order and is
 ///   deterministic, but may interleave the shards differently from one run.
 enum MergeOrder {
-    /// Merges sequences that are each already in order.
+    /// Interleaves the shards' items as `order` (the shard of each item of
+    /// the run, in the run's order) says. `order` must hold each shard index
+    /// as many times as that shard has items (`ShardSetCheck` makes sure).
+    static func interleave(_ sequences: [[ManifestItem]], order: [Int]) -> [ManifestItem] {
+        var result: [ManifestItem] = []
+        result.reserveCapacity(order.count)
+        var positions = [Int](repeating: 0, count: sequences.count)
+        for shard in order {
+            result.append(sequences[shard][positions[shard]])
+            positions[shard] += 1
+        }
+        return result
+    }
+
+    /// Merges sequences that are each already in order, by `precedes` (for
+    /// shards that recorded no order).
     static func merge(_ sequences: [[ManifestItem]]) -> [ManifestItem] {
-        let keys = sequences.map { $0.map(Key.init) }
         var result: [ManifestItem] = []
         result.reserveCapacity(sequences.reduce(0) { $0 + $1.count })
         var positions = [Int](repeating: 0, count: sequences.count)
-        var heap = ShardHeap { a, b in
-            let ka = keys[a][positions[a]], kb = keys[b][positions[b]]
-            if ka.precedes(kb) { return true }
-            if kb.precedes(ka) { return false }
-            return a < b
+        var heads = Heap<Head>()
+        for index in sequences.indices where !sequences[index].isEmpty {
+            heads.insert(Head(key: Key(sequences[index][0]), shard: index))
         }
-        for index in sequences.indices where !sequences[index].isEmpty { heap.push(index) }
-        while let shard = heap.popMin() {
+        while let head = heads.popMin() {
+            let shard = head.shard
             result.append(sequences[shard][positions[shard]])
             positions[shard] += 1
-            if positions[shard] < sequences[shard].count { heap.push(shard) }
+            if positions[shard] < sequences[shard].count {
+                heads.insert(Head(key: Key(sequences[shard][positions[shard]]), shard: shard))
+            }
         }
         return result
+    }
+
+    /// A shard's next item in the heap: ordered by its key, ties by the
+    /// lower shard index.
+    struct Head: Comparable {
+        var key: Key
+        var shard: Int
+
+        static func < (a: Head, b: Head) -> Bool {
+            if a.key.precedes(b.key) { return true }
+            if b.key.precedes(a.key) { return false }
+            return a.shard < b.shard
+        }
+
+        static func == (a: Head, b: Head) -> Bool {
+            a.shard == b.shard && !a.key.precedes(b.key) && !b.key.precedes(a.key)
+        }
     }
 
     /// Whether `a` comes before `b` in the merged order.
@@ -115,44 +154,5 @@ enum MergeOrder {
         var significant = start
         while significant < end - 1 && bytes[significant] == 0x30 { significant += 1 }
         return (significant, end)
-    }
-}
-
-/// A binary min-heap of shard indices, ordered by a comparison of their
-/// current items (the comparison reads the positions as they are when called).
-struct ShardHeap {
-    private var elements: [Int] = []
-    private let less: (Int, Int) -> Bool
-
-    init(less: @escaping (Int, Int) -> Bool) { self.less = less }
-
-    mutating func push(_ element: Int) {
-        elements.append(element)
-        var child = elements.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard less(elements[child], elements[parent]) else { break }
-            elements.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    mutating func popMin() -> Int? {
-        guard let first = elements.first else { return nil }
-        let last = elements.removeLast()
-        if !elements.isEmpty {
-            elements[0] = last
-            var parent = 0
-            while true {
-                let left = 2 * parent + 1, right = left + 1
-                var smallest = parent
-                if left < elements.count && less(elements[left], elements[smallest]) { smallest = left }
-                if right < elements.count && less(elements[right], elements[smallest]) { smallest = right }
-                if smallest == parent { break }
-                elements.swapAt(parent, smallest)
-                parent = smallest
-            }
-        }
-        return first
     }
 }

@@ -15,20 +15,35 @@ public struct ShardInput: Sendable {
         self.manifest = manifest
     }
 
-    /// Reads a manifest; a folder stands for the `manifest.json` inside it,
-    /// so `thumbs merge shards/* --out all` works too.
-    public static func load(_ argument: String) throws(RunError) -> ShardInput {
-        var isDirectory: ObjCBool = false
-        var path = argument
-        if FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory), isDirectory.boolValue {
-            path = (argument as NSString).appendingPathComponent("manifest.json")
-            guard FileManager.default.fileExists(atPath: path) else {
+    /// Where a MANIFEST argument's manifest lies, found without reading it:
+    /// the merge locks the shard's folder (`ShardLocks`) before it reads a
+    /// byte of the manifest, which a shard still running may be rewriting.
+    struct Location: Sendable {
+        /// The argument as given.
+        var argument: String
+        /// The manifest's path: the argument, or `manifest.json` inside the
+        /// folder it names (so `thumbs merge shards/* --out all` works too).
+        var manifestPath: String
+        /// The absolute, normalised folder that holds the manifest.
+        var root: String
+        var namesFolder: Bool
+
+        init(_ argument: String) {
+            self.argument = argument
+            var isDirectory: ObjCBool = false
+            namesFolder = FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory) && isDirectory.boolValue
+            manifestPath = namesFolder ? (argument as NSString).appendingPathComponent("manifest.json") : argument
+            root = (RelativePath.absolute(manifestPath) as NSString).deletingLastPathComponent
+        }
+
+        /// Reads the manifest (once its folder is locked).
+        func load() throws(RunError) -> ShardInput {
+            if namesFolder, !FileManager.default.fileExists(atPath: manifestPath) {
                 throw .usage("\(argument) is a folder without a manifest.json: give the manifest of each shard")
             }
+            let manifest = try JSONCoding.readManifest(at: manifestPath)
+            return ShardInput(manifestPath: manifestPath, root: root, manifest: manifest)
         }
-        let manifest = try JSONCoding.readManifest(at: path)
-        let absolute = RelativePath.absolute(path)
-        return ShardInput(manifestPath: path, root: (absolute as NSString).deletingLastPathComponent, manifest: manifest)
     }
 
     /// `shard 1/4 (shards/1/manifest.json)`, or the path alone for a manifest

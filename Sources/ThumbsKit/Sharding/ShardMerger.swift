@@ -3,11 +3,13 @@ import Foundation
 /// Joins the checked shards of one run into the manifest one run over the
 /// same sources would have written (timings aside).
 ///
-/// - Items: the union, in the order `MergeOrder` gives.
+/// - Items: the union, in the run's order as the shards recorded it
+///   (`ShardOrder`), else in the order `MergeOrder.merge` gives.
 /// - Output paths: with `referencedFrom` set (no `--copy`), each path becomes
 ///   the relative path from the merged folder to the shard's file, so the
-///   merged report's links and `thumbs verify` find the thumbnails where they
-///   lie; with `--copy` the files are copied to the same relative paths and
+///   merged report's links find the thumbnails where they lie (`thumbs
+///   verify` opens nothing outside a manifest's folder, so it reports these
+///   paths: verify the shards, or merge with `--copy`); with `--copy` the files are copied to the same relative paths and
 ///   the paths stay as they were (output names are assigned over the whole
 ///   run before sharding, so they never collide).
 /// - Duplicates: a run decodes identical bytes once, the first item in source
@@ -28,7 +30,7 @@ import Foundation
 enum ShardMerger {
     /// Moves the items out of `shards` (a merge of 100,000 items then holds
     /// one copy of them, not three) and returns the merged manifest.
-    static func merge(_ shards: inout [ShardInput], referencedFrom outRoot: String?) -> Manifest {
+    static func merge(_ shards: inout [ShardInput], order: [Int]?, referencedFrom outRoot: String?) -> Manifest {
         var sequences: [[ManifestItem]] = []
         sequences.reserveCapacity(shards.count)
         for index in shards.indices {
@@ -44,7 +46,7 @@ enum ShardMerger {
             }
             sequences.append(items)
         }
-        var items = MergeOrder.merge(sequences)
+        var items = order.map { MergeOrder.interleave(sequences, order: $0) } ?? MergeOrder.merge(sequences)
         sequences = []
         linkDuplicates(&items)
 

@@ -4,8 +4,15 @@ import Foundation
 /// before anything is written. Every refusal is a usage error (exit 2) whose
 /// message names the manifests involved and what to do.
 enum ShardSetCheck {
-    /// Returns the shards ordered by index, or throws the first problem found.
-    static func check(_ inputs: [ShardInput]) throws(RunError) -> [ShardInput] {
+    /// The shards ordered by index, and the run's order of their items when
+    /// the shards recorded it (`ShardOrder`).
+    struct Checked {
+        var shards: [ShardInput]
+        var order: [Int]?
+    }
+
+    /// Returns the checked set, or throws the first problem found.
+    static func check(_ inputs: [ShardInput]) throws(RunError) -> Checked {
         guard !inputs.isEmpty else { throw .usage("no MANIFEST given: name the manifest.json of every shard") }
         try checkDistinctFiles(inputs)
         let shards = try checkAllAreShards(inputs)
@@ -13,7 +20,32 @@ enum ShardSetCheck {
         let ordered = try checkCompleteSet(shards)
         try checkSameSettings(ordered)
         try checkItems(ordered)
-        return ordered
+        return Checked(shards: ordered, order: try checkOrder(ordered))
+    }
+
+    /// The order of the run's items that every shard recorded: the same in
+    /// each (they walked and read the same sources), and naming each shard as
+    /// many times as it has items. nil when no shard recorded one (a version
+    /// before `ShardOrder`, or shards of mixed versions).
+    private static func checkOrder(_ ordered: [ShardInput]) throws(RunError) -> [Int]? {
+        let texts = ordered.map { $0.manifest.run?.shardOrder }
+        guard let first = texts[0], texts.allSatisfy({ $0 != nil }) else { return nil }
+        if let index = texts.firstIndex(where: { $0 != first }) {
+            throw .usage("\(ordered[index].label) and \(ordered[0].label) found different items in their run: "
+                         + "the shards were run over different sources, or the sources changed between them; "
+                         + "run every shard again over the same sources")
+        }
+        let count = ordered.count
+        guard let order = ShardOrder.parse(first, count: count) else {
+            throw .usage("\(ordered[0].label) has a damaged run.shardOrder: run the shards again with this thumbs")
+        }
+        var perShard = [Int](repeating: 0, count: count)
+        for shard in order { perShard[shard] += 1 }
+        for (index, input) in ordered.enumerated() where perShard[index] != input.manifest.items.count {
+            throw .usage("\(input.label) lists \(input.manifest.items.count) items, but its run found \(perShard[index]) for it: "
+                         + "the manifest was changed after the run; run that shard again")
+        }
+        return order
     }
 
     /// The same manifest named twice (also through different spellings).

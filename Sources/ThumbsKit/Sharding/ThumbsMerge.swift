@@ -5,14 +5,17 @@ import Foundation
 /// DIR/stats.json recomputed from the merged items and one DIR/report.html.
 ///
 /// Exit codes: 2 when the manifests are not the complete, consistent shards
-/// of one run (`ShardSetCheck`), 3 when the merge cannot go on (a shard still
-/// running, a thumbnail a shard lists is missing, DIR not writable).
+/// of one run (`ShardSetCheck`), or with `--copy` when a shard's thumbnail is
+/// a link, not a regular file, or not the bytes its manifest records; 3 when
+/// the merge cannot go on (a shard still running, a thumbnail a shard lists
+/// is missing, DIR not writable).
 public struct ThumbsMerge: Sendable {
     /// Manifest paths, or shard folders holding a manifest.json.
     public var manifests: [String]
     public var outputDirectory: String
-    /// Copy (hard link where possible) the thumbnails into DIR instead of
-    /// referring to them in the shards' folders.
+    /// Copy (hard link where possible) the thumbnails into DIR — regular
+    /// files inside each shard's folder only, each checked against its
+    /// hash — instead of referring to them in the shards' folders.
     public var copy: Bool
     public var writeReport: Bool
     public var console: Console
@@ -36,9 +39,17 @@ public struct ThumbsMerge: Sendable {
     }
 
     public func run() throws(RunError) -> Outcome {
+        // Lock every shard's folder first, then read: a shard still running
+        // is refused before a byte of its manifest is read.
+        let locations = manifests.map(ShardInput.Location.init)
+        let locks = try ShardLocks(locations)
+        defer { withExtendedLifetime(locks) {} }
         var inputs: [ShardInput] = []
-        for argument in manifests { inputs.append(try ShardInput.load(argument)) }
-        var shards = try ShardSetCheck.check(inputs)
+        for location in locations { inputs.append(try location.load()) }
+        var checked = try ShardSetCheck.check(inputs)
+        var shards = checked.shards
+        let order = checked.order
+        checked.shards = []  // one copy of the items: ShardMerger moves them out of `shards`
         inputs = []
         let outRoot = RelativePath.absolute(outputDirectory)
         if let clash = shards.first(where: { $0.root == outRoot }) {
@@ -46,15 +57,14 @@ public struct ThumbsMerge: Sendable {
         }
         warnAboutVersions(shards)
 
-        let locks = try ShardLocks(shards)
-        defer { withExtendedLifetime(locks) {} }
         try checkOutputsExist(shards)
+        if copy { try checkCopiesMatch(shards) }
         let out = try OutputDirectory(path: outputDirectory)
         var copied = 0
         if copy { copied = try copyOutputs(shards, into: out) }
 
         let sizes = shards[0].manifest.settings.sizes.map(\.label)
-        let manifest = ShardMerger.merge(&shards, referencedFrom: copy ? nil : out.root)
+        let manifest = ShardMerger.merge(&shards, order: order, referencedFrom: copy ? nil : out.root)
         let statistics = Statistics(manifest: manifest)
         try ResultWriter(out: out, writeReport: writeReport).write(manifest, statistics, what: "merged manifest")
         summarise(statistics, shardCount: shards.count, sizes: sizes, out: out, copied: copied)
@@ -79,15 +89,35 @@ public struct ThumbsMerge: Sendable {
                      + "run that shard again with the same command (it remakes missing thumbnails), then merge")
     }
 
-    /// Hard links (or copies, across file systems) every thumbnail to the same
-    /// relative path in DIR, atomically.
+    /// With `--copy`, before DIR is made: every thumbnail is a regular file
+    /// inside its shard's folder, reached without following a link, whose
+    /// bytes have the SHA-256 its manifest records. A shard that fails this
+    /// is refused (exit 2) and nothing is written.
+    private func checkCopiesMatch(_ shards: [ShardInput]) throws(RunError) {
+        for shard in shards {
+            for item in shard.manifest.items {
+                for output in item.outputs { _ = try verifiedBytes(output, of: item, in: shard) }
+            }
+        }
+    }
+
+    /// Puts every thumbnail at the same relative path in DIR, atomically: a
+    /// hard link where the file system allows it (no extra space on the same
+    /// volume), checked as it lies in DIR; else the very bytes that were read
+    /// and checked. Either way neither a link nor a file changed since the
+    /// check can end up in DIR.
     private func copyOutputs(_ shards: [ShardInput], into out: OutputDirectory) throws(RunError) -> Int {
         var count = 0
         for shard in shards {
             for item in shard.manifest.items {
                 for output in item.outputs {
+                    if linkChecked(output, of: shard, into: out) {
+                        count += 1
+                        continue
+                    }
+                    let data = try verifiedBytes(output, of: item, in: shard)
                     do {
-                        try OutputLinker.link(shard.root + "/" + output.path, to: out.absolute(output.path), writer: out.writer)
+                        try out.writer.write(data, to: out.absolute(output.path))
                     } catch {
                         throw .fatal("cannot copy a thumbnail of \(shard.label) into \(out.root): \(error.message)")
                     }
@@ -96,6 +126,64 @@ public struct ThumbsMerge: Sendable {
             }
         }
         return count
+    }
+
+    /// Hard-links the thumbnail into DIR's temporary folder (its folders
+    /// opened without following links, `linkat` not following one at the
+    /// name), then reads what was linked there as `ContainedFile` reads: a
+    /// regular file with the recorded size and SHA-256 is put in place. False
+    /// (and nothing left) otherwise; the caller then copies, or refuses.
+    private func linkChecked(_ output: ManifestOutput, of shard: ShardInput, into out: OutputDirectory) -> Bool {
+        guard let place = try? ContainedPath(output.path, under: shard.root, create: false) else { return false }
+        let name = UUID().uuidString + ".link"
+        let temp = out.writer.temporaryDirectory + "/" + name
+        guard hardLink(place.name, inFolder: place.folder, to: temp) else { return false }
+        if let bytes = try? ContainedFile.read(name, under: out.writer.temporaryDirectory),
+           Int64(bytes.count) == output.bytes, SHA256Hex.of(bytes) == output.sha256,
+           (try? out.writer.place(temp, at: out.absolute(output.path))) != nil {
+            return true
+        }
+        try? PathChanges.remove(temp)
+        return false
+    }
+
+    /// The bytes of one of a shard's thumbnails, read by `ContainedFile`
+    /// and checked against the shard's manifest.
+    ///
+    /// Exit codes: a thumbnail that is not there is exit 3, as without
+    /// `--copy` (`checkOutputsExist`: the shard is unfinished, running it
+    /// again remakes it). A link, a FIFO, or bytes other than the manifest
+    /// records are exit 2, a refused shard set, like an output path that
+    /// leaves its folder (`ShardSetCheck`): that shard's folder does not hold
+    /// what its manifest says, and a merge must not pass it on.
+    private func verifiedBytes(_ output: ManifestOutput, of item: ManifestItem, in shard: ShardInput) throws(RunError) -> Data {
+        let path = shard.root + "/" + output.path
+        let data: Data
+        do {
+            data = try ContainedFile.read(output.path, under: shard.root)
+        } catch {
+            switch error {
+            case .outside:
+                throw .usage("\(shard.label) lists an output outside its folder: \(ShardSetCheck.quoted(output.path))")
+            case .link(let link):
+                let what = link == output.path ? "an output of \(shard.label)" : "on the way to \(output.path) of \(shard.label)"
+                throw .usage("\(shard.root)/\(link) (\(what)) is a symbolic link: --copy copies only regular files inside "
+                             + "the shard's folder, never through a link; put the real files there (run that shard again)")
+            case .missing:
+                throw .fatal("\(path) listed by \(shard.label) is missing: "
+                             + "run that shard again with the same command (it remakes missing thumbnails), then merge")
+            case .notRegular(let kind):
+                throw .usage("\(path), an output of \(shard.label), is a \(kind), not a regular file: --copy copies only regular files")
+            case .unreadable(let reason):
+                throw .fatal("cannot read \(path), an output of \(shard.label): \(reason)")
+            }
+        }
+        guard Int64(data.count) == output.bytes, SHA256Hex.of(data) == output.sha256 else {
+            throw .usage("\(path), an output of \(shard.label) for \(ShardSetCheck.quoted(item.id)), is not the file its manifest "
+                         + "records (\(data.count) bytes, the manifest says \(output.bytes), or another SHA-256): "
+                         + "run that shard again (it remakes damaged thumbnails), then merge")
+        }
+        return data
     }
 
     /// Shards made by different versions of thumbs or libvips may encode

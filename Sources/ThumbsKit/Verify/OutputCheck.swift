@@ -3,7 +3,9 @@ import Foundation
 
 /// Checks a manifest against the files beside it: every output exists with
 /// its recorded size, SHA-256 and dimensions, and its real dimensions lie
-/// inside the box it was made for.
+/// inside the box it was made for. Only regular files inside the manifest's
+/// folder are opened (`ContainedFile`): an output path that leaves it
+/// (`../`, absolute, through a symbolic link) is an `outside-folder` finding.
 ///
 /// A file that no longer matches gets one content finding (missing, size or
 /// hash, in that order of precedence) and, when its header still reads,
@@ -62,25 +64,32 @@ public struct OutputCheck: Sendable {
         if box == nil {
             finding(.unknownSize, "\(output.path): size \(output.size) is not one of the run's sizes (\(manifest.settings.sizes.map(\.label).joined(separator: ", ")))")
         }
-        let path = root.isEmpty ? output.path : root + "/" + output.path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            finding(.missingOutput, "\(output.path) does not exist")
-            return findings
-        }
-        let bytes: SourceBytes
+        let bytes: Data
         do {
-            bytes = try SourceBytes(path: path)
+            bytes = try ContainedFile.read(output.path, under: root.isEmpty ? "." : root)
         } catch {
-            finding(.unreadableOutput, "\(output.path) cannot be read: \(error.message)")
+            switch error {
+            case .outside:
+                finding(.outsideFolder, "\(output.path) leads outside the manifest's folder, so verify does not open it"
+                        + " (a merge without --copy refers to the shards' folders: verify each shard, or merge with --copy)")
+            case .link(let link):
+                finding(.outsideFolder, (link == output.path ? "\(output.path) is a symbolic link" : "\(output.path) goes through the symbolic link \(link)")
+                        + ", and verify follows no link (one can lead outside the manifest's folder): it is not opened")
+            case .missing:
+                finding(.missingOutput, "\(output.path) does not exist")
+            case .notRegular(let kind):
+                finding(.unreadableOutput, "\(output.path) is a \(kind), not a regular file: it is not read")
+            case .unreadable(let reason):
+                finding(.unreadableOutput, "\(output.path) cannot be read: \(reason)")
+            }
             return findings
         }
         if Int64(bytes.count) != output.bytes {
             finding(.sizeMismatch, "\(output.path) is \(bytes.count) bytes, the manifest says \(output.bytes)")
-        } else if bytes.sha256() != output.sha256 {
+        } else if SHA256Hex.of(bytes) != output.sha256 {
             finding(.hashMismatch, "\(output.path) has changed since the run: its SHA-256 differs from the manifest")
         }
-        guard let real = bytes.withBytes({ OutputHeader.dimensions(of: $0) }) else {
+        guard let real = bytes.withUnsafeBytes({ OutputHeader.dimensions(of: $0) }) else {
             finding(.unreadableOutput, "\(output.path) is not an image libvips can read")
             return findings
         }

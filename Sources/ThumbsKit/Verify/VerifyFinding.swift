@@ -4,6 +4,9 @@ public struct VerifyFinding: Sendable, Codable, Equatable {
     public enum Kind: String, Sendable, Codable, CaseIterable {
         // The manifest against the files on disk.
         case missingOutput = "missing-output"
+        /// An output path that leads outside the manifest's folder (`..`,
+        /// absolute, or through a symbolic link): reported, never opened.
+        case outsideFolder = "outside-folder"
         case sizeMismatch = "size-mismatch"
         case hashMismatch = "hash-mismatch"
         case unreadableOutput = "unreadable-output"
@@ -26,7 +29,7 @@ public struct VerifyFinding: Sendable, Codable, Equatable {
         /// True for findings that come from comparing with a baseline.
         public var isBaseline: Bool {
             switch self {
-            case .missingOutput, .sizeMismatch, .hashMismatch, .unreadableOutput, .dimensionMismatch,
+            case .missingOutput, .outsideFolder, .sizeMismatch, .hashMismatch, .unreadableOutput, .dimensionMismatch,
                  .outsideBox, .missingSize, .unknownSize, .badPlaceholder:
                 false
             default:

@@ -105,7 +105,7 @@ final class ShardMergeRefusalTests: TemporaryFolderTestCase {
         // A shard still running holds its folder's lock.
         do {
             let running = try OutputDirectory(path: outs[0])
-            assertRefused(manifests(outs), code: .fatal, "shard 0/2", "is still running")
+            assertRefused(manifests(outs), code: .fatal, outs[0] + "/manifest.json", "is still going", "wait for that shard to finish")
             withExtendedLifetime(running) {}
         }
         // A thumbnail a shard lists has gone.
@@ -113,6 +113,87 @@ final class ShardMergeRefusalTests: TemporaryFolderTestCase {
         try FileManager.default.removeItem(atPath: outs[1] + "/" + victim.path)
         assertRefused(manifests(outs), code: .fatal, victim.path, "is missing", "run that shard again")
         assertRefused(manifests(outs), copy: true, code: .fatal, "is missing")
+    }
+
+    /// A shard still running holds its folder's lock while it rewrites its
+    /// manifest: the merge takes the locks before it reads anything, so it
+    /// says the shard is running (exit 3), not that the half-written
+    /// manifest is damaged (exit 2), nor that a first run's folder has none.
+    func testARunningShardIsRefusedBeforeItsManifestIsRead() async throws {
+        let outs = try await ShardFixture.runShards([photos], count: 2, into: root)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: outs[0] + "/manifest.json"))
+        do {
+            let running = try OutputDirectory(path: outs[0])  // the run's own lock, held as a run holds it
+            // Half-way through writing its manifest.
+            try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: outs[0] + "/manifest.json"))
+            assertRefused(manifests(outs), code: .fatal, outs[0] + "/manifest.json", "still going")
+            // A first run, before its manifest exists; the folder given for it.
+            try FileManager.default.removeItem(atPath: outs[0] + "/manifest.json")
+            assertRefused(outs, code: .fatal, outs[0] + "/manifest.json", "still going")
+            withExtendedLifetime(running) {}
+        }
+        // Once it has finished, its (now missing) manifest is what is wrong.
+        assertRefused(outs, code: .usage, "is a folder without a manifest.json")
+    }
+
+    /// `--copy` copies only regular files inside each shard's folder whose
+    /// bytes are those its manifest records: a link (to a file with the very
+    /// bytes, so no hash could tell), a link on the way, or a changed
+    /// thumbnail refuses the set (exit 2) before anything is written.
+    func testCopyRefusesLinksAndChangedThumbnails() async throws {
+        let outs = try await ShardFixture.runShards([photos], count: 2, into: root)
+        let victim = try XCTUnwrap(readManifest(outs[1]).items.first?.outputs.first)
+        let path = outs[1] + "/" + victim.path
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+        let outsideFile = root + "/outside.jpg"
+        try original.write(to: URL(fileURLWithPath: outsideFile))
+        let merged = root + "/merged"
+
+        // The thumbnail is a link to an outside file with the same bytes.
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: outsideFile)
+        XCTAssertNoThrow(try ThumbsMerge(manifests: manifests(outs), outputDirectory: root + "/by-reference").run(),
+                         "without --copy nothing is opened, so the merge goes through")
+        assertRefused(manifests(outs), copy: true, code: .usage, victim.path, "is a symbolic link", "regular files")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: merged), "a refused --copy made its folder")
+
+        // The size folder on the way is a link to a faithful copy of it.
+        try FileManager.default.removeItem(atPath: path)
+        try original.write(to: URL(fileURLWithPath: path))
+        let sizeFolder = outs[1] + "/" + String(victim.path.split(separator: "/")[0])
+        try FileManager.default.moveItem(atPath: sizeFolder, toPath: root + "/outside-size")
+        try FileManager.default.createSymbolicLink(atPath: sizeFolder, withDestinationPath: root + "/outside-size")
+        assertRefused(manifests(outs), copy: true, code: .usage, "is a symbolic link")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: merged))
+        try FileManager.default.removeItem(atPath: sizeFolder)
+        try FileManager.default.moveItem(atPath: root + "/outside-size", toPath: sizeFolder)
+
+        // Same size, one byte changed.
+        var changed = original
+        changed[changed.count / 2] ^= 0x01
+        try changed.write(to: URL(fileURLWithPath: path))
+        assertRefused(manifests(outs), copy: true, code: .usage, path, "is not the file its manifest records")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: merged))
+
+        // Restored: the copy goes through, and every file in it is regular.
+        try original.write(to: URL(fileURLWithPath: path))
+        let outcome = try ThumbsMerge(manifests: manifests(outs), outputDirectory: merged, copy: true).run()
+        for output in outcome.manifest.items.flatMap(\.outputs) {
+            let attributes = try FileManager.default.attributesOfItem(atPath: merged + "/" + output.path)
+            XCTAssertEqual(attributes[.type] as? FileAttributeType, .typeRegular, output.path)
+        }
+    }
+
+    /// Shards whose runs found different items (another source, a list that
+    /// changed between them) cannot make one run's order: refused.
+    func testShardsOfRunsThatFoundDifferentItems() async throws {
+        let outs = try await ShardFixture.runShards([photos], count: 2, into: root)
+        var manifest = try readManifest(outs[1])
+        let order = try XCTUnwrap(manifest.run?.shardOrder)
+        XCTAssertEqual(order.split(separator: ",").count, 6, "every item of the run, in shard 1's manifest too")
+        manifest.run?.shardOrder = order + ",1"
+        try JSONCoding.encode(manifest).write(to: URL(fileURLWithPath: outs[1] + "/manifest.json"))
+        assertRefused(manifests(outs), "found different items in their run", "run every shard again")
     }
 
     func testOutMustNotBeAShardFolder() async throws {

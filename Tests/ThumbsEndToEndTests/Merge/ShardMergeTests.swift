@@ -77,6 +77,58 @@ final class ShardMergeTests: XCTestCase {
         try assertReportLinksResolve(root + "/merged")
     }
 
+    /// The contract, on what a sorted folder cannot show: two folders given
+    /// out of sorted order, a photo list between them whose entries are in
+    /// neither sorted nor natural order (loopback server), and one image
+    /// file. The merge of 3 shards has the items of one run over the same
+    /// sources, in the same order, with the same outputs: compared with the
+    /// single run, whatever order a run gives its sources.
+    func testSourcesOutOfOrderWithAListMergedEqualOneRun() async throws {
+        let root = TestImages.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        for (index, name) in ["1.jpg", "b.png", "sub/3.jpg", "z.jpg"].enumerated() {
+            TestImages.write(root + "/zeta/" + name, width: 40 + index * 7, height: 30)
+            TestImages.write(root + "/alpha/" + name, width: 30, height: 44 + index * 5)
+        }
+        TestImages.write(root + "/single.jpg", width: 50, height: 50)
+        let listIDs = ["Xk2", "b7", "10", "9", "a", "Q", "2", "m_1"]
+        let images = ImageStore()
+        let base = BaseBox()
+        let server = try await TestHTTPServer.start { request in
+            if request.path == "/list.json" {
+                let entries = listIDs.enumerated().map { "{\"id\": \"\($1)\", \"download_url\": \"\(base.value)/img/\($0).jpg\"}" }
+                return .json("[" + entries.joined(separator: ",") + "]")
+            }
+            if request.path.hasPrefix("/img/"), let index = Int(request.path.dropFirst(5).dropLast(4)) {
+                return .image(images.jpeg(width: 36 + index * 4, height: 28 + index))
+            }
+            return .notFound
+        }
+        base.value = server.base
+        addTeardownBlock { await server.stop() }
+
+        let sources = [root + "/zeta", server.base + "/list.json", root + "/single.jpg", root + "/alpha"]
+        let single = try await runThumbs(sources, out: root + "/single-run", configure: configure)
+        let singleItems = try XCTUnwrap(single.manifest).items
+        XCTAssertEqual(singleItems.count, 17)
+        XCTAssertEqual(Set(singleItems.map(\.status)), [.ok])
+        let shardOuts = try await ShardFixture.runShards(sources, count: 3, into: root, configure: configure)
+        let merged = try ThumbsMerge(manifests: shardOuts, outputDirectory: root + "/merged").run()
+        let written = try readManifest(root + "/merged")
+        XCTAssertEqual(written, merged.manifest)
+
+        XCTAssertEqual(written.items.map(\.id), singleItems.map(\.id))
+        XCTAssertEqual(written.items.map(\.source), singleItems.map(\.source))
+        XCTAssertEqual(written.items.map(\.status), singleItems.map(\.status))
+        XCTAssertEqual(written.items.map(\.sha256), singleItems.map(\.sha256))
+        XCTAssertEqual(written.items.map { $0.outputs.map(\.sha256) }, singleItems.map { $0.outputs.map(\.sha256) })
+        XCTAssertEqual(written.items.map { $0.outputs.map { ($0.path as NSString).lastPathComponent } },
+                       singleItems.map { $0.outputs.map { ($0.path as NSString).lastPathComponent } })
+        // The list kept its own order within the run.
+        let listed = written.items.filter { $0.download != nil }.map(\.id)
+        XCTAssertEqual(listed, listIDs)
+    }
+
     func testCopyPutsRealFilesUnderOut() async throws {
         let root = TestImages.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
@@ -96,6 +148,8 @@ final class ShardMergeTests: XCTestCase {
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
             XCTAssertEqual(attributes[.type] as? FileAttributeType, .typeRegular, path)
             XCTAssertEqual(ShardFixture.sha256(ofFile: path), output.sha256, path)
+            // On one volume a hard link to the checked file: no extra space.
+            XCTAssertGreaterThanOrEqual(attributes[.referenceCount] as? Int ?? 0, 2, path)
         }
         // The shards can go; the merged folder stands alone.
         for out in shardOuts { try FileManager.default.removeItem(atPath: out) }

@@ -154,7 +154,19 @@ final class OutsideOutTests: TemporaryFolderTestCase {
         try fm.createDirectory(atPath: out + "/.thumbs", withIntermediateDirectories: true)
         try link(out + "/.thumbs/journal.ndjson", to: outside + "/victim.jpg")
         let before = FolderSnapshot(outside)
-        _ = try? await runThumbs([source], out: out)
+        // The run must get as far as the journal and then either refuse it
+        // (exit 3, naming it) or replace the link by a journal of its own and
+        // finish; a run that fails earlier for another reason tests nothing.
+        do {
+            let outcome = try await runThumbs([source], out: out)
+            XCTAssertEqual(outcome.status, .success)
+            XCTAssertEqual(outcome.manifest?.items.map(\.status), [.ok, .ok, .ok])
+        } catch let error as RunError {
+            XCTAssertEqual(error.exitCode, .fatal, error.message)
+            XCTAssertTrue(error.message.contains("cannot write the journal \(out)/.thumbs/journal.ndjson"), error.message)
+            XCTAssertEqual(try fm.destinationOfSymbolicLink(atPath: out + "/.thumbs/journal.ndjson"), outside + "/victim.jpg",
+                           "the link itself is left alone")
+        }
         XCTAssertEqual(FolderSnapshot(outside), before)
     }
 

@@ -177,4 +177,96 @@ final class VerifyRunTests: XCTestCase {
         XCTAssertEqual(resized.message, "source is 50×150, was 150×50")
         XCTAssertTrue(result.summary.contains("6 findings (6 against \(baselinePath))"), result.summary)
     }
+    /// Issue 27, point 7: an output path that leads outside the manifest's
+    /// folder is a finding and is never opened. The outside files are exact
+    /// copies of the thumbnails (a hash check would pass, so only a finding
+    /// shows the path was refused), and one is a FIFO whose writer, blocked
+    /// until someone opens it for reading, tells whether verify opened it.
+    func testPathsLeadingOutsideAreFindingsAndNeverOpened() async throws {
+        let out = try await freshRun()
+        let manifest = try readManifest(out)
+        let outside = Self.root! + "/outside-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        let outsideName = (outside as NSString).lastPathComponent
+        let a = try XCTUnwrap(manifest.item("a.jpg")?.outputs.first)
+        let b = try XCTUnwrap(manifest.item("b.png")?.outputs.first)
+        let d = try XCTUnwrap(manifest.item("c/d.webp")?.outputs)
+        for output in [a, b, d[0]] {
+            try FileManager.default.copyItem(atPath: out + "/" + output.path,
+                                             toPath: outside + "/" + output.path.replacingOccurrences(of: "/", with: "_"))
+        }
+        // c/d.webp's first output: the file replaced by a link to its copy.
+        try FileManager.default.removeItem(atPath: out + "/" + d[0].path)
+        try FileManager.default.createSymbolicLink(atPath: out + "/" + d[0].path,
+                                                   withDestinationPath: outside + "/" + d[0].path.replacingOccurrences(of: "/", with: "_"))
+        XCTAssertEqual(mkfifo(outside + "/fifo", 0o644), 0)
+        try rewriteManifest(out) { manifest in
+            let ia = manifest.items.firstIndex { $0.id == "a.jpg" }!
+            manifest.items[ia].outputs[0].path = "../" + outsideName + "/" + a.path.replacingOccurrences(of: "/", with: "_")
+            let ib = manifest.items.firstIndex { $0.id == "b.png" }!
+            manifest.items[ib].outputs[0].path = outside + "/" + b.path.replacingOccurrences(of: "/", with: "_")
+            let id = manifest.items.firstIndex { $0.id == "c/d.webp" }!
+            manifest.items[id].outputs[1].path = "64/../../" + outsideName + "/fifo"
+        }
+
+        let writer = FIFOWriter(outside + "/fifo")
+        let result = try verify(out)
+        let openedDuringVerify = writer.finish()
+        XCTAssertFalse(openedDuringVerify, "verify opened the FIFO outside the manifest's folder")
+
+        XCTAssertEqual(result.findings.map(\.kind), [.outsideFolder, .outsideFolder, .outsideFolder, .outsideFolder],
+                       result.lines.joined(separator: "\n"))
+        XCTAssertEqual(result.findings.map(\.id), ["a.jpg", "b.png", "c/d.webp", "c/d.webp"])
+        guard result.findings.count == 4 else { return }
+        XCTAssertTrue(result.findings[0].message.contains("leads outside the manifest's folder"), result.findings[0].message)
+        XCTAssertTrue(result.findings[2].message.contains("is a symbolic link"), result.findings[2].message)
+        XCTAssertTrue(result.findings.allSatisfy { $0.message.contains("not open") }, result.lines.joined(separator: "\n"))
+        XCTAssertEqual(result.exitStatus, .failures)
+    }
+
+    /// A folder on the way that is a link, even to a faithful copy, is not
+    /// followed: every output below it is a finding.
+    func testAFolderLinkedOutsideIsNotFollowed() async throws {
+        let out = try await freshRun()
+        let manifest = try readManifest(out)
+        let outside = Self.root! + "/outside-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.moveItem(atPath: out + "/64", toPath: outside)
+        try FileManager.default.createSymbolicLink(atPath: out + "/64", withDestinationPath: outside)
+        let result = try verify(out)
+        let below = manifest.items.flatMap(\.outputs).filter { $0.path.hasPrefix("64/") }.map(\.path)
+        XCTAssertEqual(below.count, 3)
+        XCTAssertEqual(result.findings.map(\.kind), [.outsideFolder, .outsideFolder, .outsideFolder], result.lines.joined(separator: "\n"))
+        XCTAssertEqual(result.findings.compactMap(\.path), below)
+        XCTAssertTrue(result.findings.allSatisfy { $0.message.contains("goes through the symbolic link 64") }, result.lines.joined(separator: "\n"))
+    }
+}
+
+/// A writer blocked on a FIFO until some process opens it for reading: if
+/// that happens before `finish()`, the FIFO was opened by someone else.
+private final class FIFOWriter: @unchecked Sendable {
+    private let path: String
+    private let lock = NSLock()
+    private var finishing = false
+    private var openedEarly = false
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ path: String) {
+        self.path = path
+        Thread.detachNewThread { [self] in
+            let fd = open(path, O_WRONLY | O_CLOEXEC)  // blocks until a reader comes
+            lock.withLock { openedEarly = !finishing }
+            if fd >= 0 { close(fd) }
+            done.signal()
+        }
+    }
+
+    /// Whether a reader came before this call; unblocks the writer.
+    func finish() -> Bool {
+        usleep(300_000)  // time for a reader that came during verify to be seen
+        lock.withLock { finishing = true }
+        let reader = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        done.wait()
+        if reader >= 0 { close(reader) }
+        return lock.withLock { openedEarly }
+    }
 }

@@ -46,7 +46,9 @@ final class MergeOrderTests: XCTestCase {
         XCTAssertNotEqual(names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }, walked)
     }
 
-    func testMergeKeepsEachShardsOrderAndInterleavesByWalkOrder() {
+    /// Shards that recorded no order (older versions): a k-way merge by id,
+    /// right for one folder and for lists sorted by id.
+    func testMergeWithoutARecordedOrderKeepsEachShardsOrderAndInterleavesByWalkOrder() {
         func file(_ id: String) -> ManifestItem { ManifestItem(id: id, source: "/photos/" + id, status: .ok) }
         func remote(_ id: String) -> ManifestItem {
             ManifestItem(id: id, source: "https://example.com/\(id).jpg", status: .ok)
@@ -56,18 +58,38 @@ final class MergeOrderTests: XCTestCase {
         let shards = [[all[0], all[2], all[5]], [all[1], all[6]], [], [all[3], all[4]]]
         XCTAssertEqual(MergeOrder.merge(shards).map(\.id), all.map(\.id))
 
-        // Lists come first, in natural order of their ids (Picsum: 0, 1, 2, 10).
+        // Lists first, in natural order of their ids (Picsum: 0, 1, 2, 10).
         let list = ["0", "1", "2", "10", "11", "100"].map(remote)
         let mixed = [[list[0], list[3], all[1]], [list[1], list[2], list[5], all[0]], [list[4], all[2]]]
         XCTAssertEqual(MergeOrder.merge(mixed).map(\.id), list.map(\.id) + ["a/b.jpg", "a/c.jpg", "a-b.jpg"])
+    }
 
-        // Sources given out of sorted order (one run: z/1, z/2, a/1, a/2):
-        // each shard's own order is kept and the result is deterministic,
-        // but the shards interleave by id, not as the run did.
-        let unsorted = [[file("z/1.jpg"), file("a/1.jpg")], [file("z/2.jpg"), file("a/2.jpg")]]
-        let merged = MergeOrder.merge(unsorted).map(\.id)
-        XCTAssertEqual(merged, ["z/1.jpg", "a/1.jpg", "z/2.jpg", "a/2.jpg"])
-        XCTAssertEqual(MergeOrder.merge(unsorted).map(\.id), merged)
+    /// With the order the shards recorded, any order of the run comes back:
+    /// sources given out of sorted order, a list in its own order, lists
+    /// and folders mixed.
+    func testInterleaveFollowsTheRecordedOrder() {
+        func file(_ id: String) -> ManifestItem { ManifestItem(id: id, source: "/photos/" + id, status: .ok) }
+        func remote(_ id: String) -> ManifestItem { ManifestItem(id: id, source: "https://example.com/\(id).jpg", status: .ok) }
+        // One run over `z/`, an Unsplash-like list, then `a/`.
+        let run = [file("z/1.jpg"), file("z/2.jpg"), remote("Xk2"), remote("b7"), remote("10"), remote("9"), file("a/1.jpg"), file("a/2.jpg")]
+        for count in [1, 2, 3, 5] {
+            let order = ShardOrder.parse(ShardOrder.make(run.map(\.id), count: count), count: count)!
+            XCTAssertEqual(order, run.map { ShardPartition.shard(of: $0.id, count: count) })
+            let shards = (0..<count).map { index in run.filter { ShardPartition.shard(of: $0.id, count: count) == index } }
+            XCTAssertEqual(MergeOrder.interleave(shards, order: order).map(\.id), run.map(\.id), "\(count) shards")
+        }
+    }
+
+    func testShardOrderText() {
+        // a.jpg, a and photos/IMG_0001.jpg fall in shards 1, 0 and 3 of 4.
+        XCTAssertEqual(ShardOrder.make(["a.jpg", "a", "photos/IMG_0001.jpg"], count: 4), "1,0,3")
+        XCTAssertEqual(ShardOrder.make([String](), count: 4), "")
+        XCTAssertEqual(ShardOrder.parse("1,0,3", count: 4), [1, 0, 3])
+        XCTAssertEqual(ShardOrder.parse("", count: 4), [])
+        XCTAssertEqual(ShardOrder.parse("12,0", count: 13), [12, 0])
+        for bad in ["1,,0", ",1", "1,", "4", "-1", "1;0", " 1", "99999999999999"] {
+            XCTAssertNil(ShardOrder.parse(bad, count: 4), bad)
+        }
     }
 
     func testNaturalOrder() {

@@ -53,7 +53,6 @@ final class NameClashTests: XCTestCase {
         let names = OutputNamer.assign(stems: stems, extensions: ["png", "png", "jpg", "jpg"])
         assertNoFileIsAFolder(names)
         XCTAssertEqual(names, ["a", "a.jpg_dir", "a.jpg_dir/b", "a.jpg_dir.jpg_dir/c"])
-        XCTAssertEqual(names, OutputNamer.assign(stems: stems, extensions: ["png", "png", "jpg", "jpg"]))
     }
 
     func testListIdsOfAFileAndAFolder() {
@@ -62,14 +61,11 @@ final class NameClashTests: XCTestCase {
         }
         let names = SourceResolver.finalise(entries).map(\.outputName)
         assertNoFileIsAFolder(names)
-        XCTAssertEqual(names[0], "a")
-        XCTAssertEqual(names[3], "photos/x")
-        XCTAssertEqual(names[1], "a.jpg_dir/b")
-        XCTAssertEqual(names[2], "a.jpg_dir/c")
-        XCTAssertEqual(names[4], "photos/x.webp_dir/y")
-        XCTAssertEqual(names, SourceResolver.finalise(entries).map(\.outputName), "deterministic")
+        // Pinned names: the same in every process and on every machine.
+        XCTAssertEqual(names, ["a", "a.jpg_dir/b", "a.jpg_dir/c", "photos/x", "photos/x.webp_dir/y"])
         // The other order: the folders come first, the files give way.
         let reversed = SourceResolver.finalise(Array(entries.reversed())).map(\.outputName)
         assertNoFileIsAFolder(reversed)
+        XCTAssertEqual(reversed, ["photos/x.webp/y", "photos/x_2", "a.jpg/c", "a.jpg/b", "a_2"])
     }
 }

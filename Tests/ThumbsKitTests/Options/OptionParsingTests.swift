@@ -69,7 +69,26 @@ final class OptionParsingTests: XCTestCase {
         }
         XCTAssertEqual(counts.reduce(0, +), 1000)
         XCTAssertTrue(counts.allSatisfy { $0 > 150 }, "\(counts)")
-        // Known value: the partition must not change between versions.
-        XCTAssertEqual(ShardPartition.shard(of: "a.jpg", count: 7), ShardPartition.shard(of: "a.jpg", count: 7))
+    }
+
+    /// The partition must not change between versions or machines: shards
+    /// made by one build are merged by another. Literal values (64-bit
+    /// FNV-1a of the id's UTF-8 bytes, modulo the count), for counts
+    /// 2, 3, 4, 7, 16 and 1000.
+    func testShardPartitionKnownValues() {
+        let known: [(String, [Int])] = [
+            ("a.jpg", [1, 2, 1, 6, 1, 737]),
+            ("a", [0, 1, 0, 5, 12, 996]),
+            ("photos/IMG_0001.jpg", [1, 1, 3, 3, 15, 279]),
+            ("é.jpg", [0, 2, 0, 2, 8, 536]),
+            ("b/c/d.jpg", [1, 2, 1, 6, 9, 625]),
+            ("1084", [0, 1, 0, 0, 0, 48]),
+            ("Dwu85P9SOIk", [1, 1, 1, 4, 9, 201]),
+            ("", [1, 2, 1, 2, 5, 37]),
+        ]
+        for (id, shards) in known {
+            XCTAssertEqual([2, 3, 4, 7, 16, 1000].map { ShardPartition.shard(of: id, count: $0) }, shards, id)
+        }
+        XCTAssertEqual(ShardPartition.shard(of: "a.jpg", count: 1), 0)
     }
 }

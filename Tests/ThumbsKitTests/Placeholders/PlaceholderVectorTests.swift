@@ -73,14 +73,19 @@ final class PlaceholderVectorTests: XCTestCase {
         var differsFromPort: [String] = [], differsFromJS: [String] = []
         for v in Self.file.vectors {
             let ours = try ThumbHash(encoding: v.buffer)
-            XCTAssertEqual(ours.bytes, [UInt8](Data(base64Encoded: ours.base64)!))
             let js = try XCTUnwrap(v.thumbhash_js, v.name)
-            for (reference, label) in [(v.thumbhash, "port"), (js, "js")] where ours.base64 != reference {
+            for (reference, label) in [(v.thumbhash, "port"), (js, "js")] {
+                // The maths' own output (the bytes) against the reference's,
+                // field by field; then the text an app receives.
+                let theirs = [UInt8](try XCTUnwrap(Data(base64Encoded: reference), "\(v.name) \(label)"))
+                if ours.bytes == theirs {
+                    XCTAssertEqual(ours.base64, reference, "\(v.name) vs \(label): same bytes, other text")
+                    continue
+                }
                 if label == "port" { differsFromPort.append(v.name) } else { differsFromJS.append(v.name) }
-                let theirs = ThumbHashFields([UInt8](Data(base64Encoded: reference)!))
-                let mine = ThumbHashFields(ours.bytes)
-                XCTAssertEqual(theirs.values.count, mine.values.count, v.name)
-                for (a, b) in zip(theirs.values, mine.values) {
+                let theirFields = ThumbHashFields(theirs), myFields = ThumbHashFields(ours.bytes)
+                XCTAssertEqual(theirFields.values.count, myFields.values.count, v.name)
+                for (a, b) in zip(theirFields.values, myFields.values) {
                     XCTAssertLessThanOrEqual(abs(a - b), 1, "\(v.name) vs \(label): off by more than one step")
                 }
             }

@@ -101,24 +101,4 @@ final class LookalikeGroupsTests: XCTestCase {
         XCTAssertEqual(LookalikeGroups.summary(matches), .init(groups: 0, images: 0))
         XCTAssertEqual(LookalikeGroups.assign([], maxDistance: 8), [])
     }
-
-    /// Timing for the bench, not an assertion: skipped unless
-    /// THUMBS_BENCH_GROUPING=1. Build in release for a meaningful figure:
-    ///     THUMBS_BENCH_GROUPING=1 swift test -c release --filter LookalikeGroupsTests/testGroupingTiming
-    func testGroupingTiming() throws {
-        try XCTSkipUnless(ProcessInfo.processInfo.environment["THUMBS_BENCH_GROUPING"] == "1",
-                          "set THUMBS_BENCH_GROUPING=1 to time grouping 100,000 hashes")
-        let count = Int(ProcessInfo.processInfo.environment["THUMBS_BENCH_GROUPING_N"] ?? "") ?? 100_000
-        let hashes = Self.plantedHashes(count: count, maxFlips: 12, seed: 7)
-        for maxDistance in [4, 6, 8, 10, 12] {
-            let start = DispatchTime.now().uptimeNanoseconds
-            let cpuStart = clock()
-            let matches = LookalikeGroups.assign(hashes, maxDistance: maxDistance)
-            let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            let cpu = Double(clock() - cpuStart) / Double(CLOCKS_PER_SEC)
-            let summary = LookalikeGroups.summary(matches)
-            print(String(format: "grouping %d hashes, D=%d: %.3f s wall, %.3f s CPU; %d groups, %d images",
-                         count, maxDistance, wall, cpu, summary.groups, summary.images))
-        }
-    }
 }
