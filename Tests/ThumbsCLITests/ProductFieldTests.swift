@@ -80,8 +80,19 @@ final class ProductFieldTests: XCTestCase {
         XCTAssertGreaterThan(named.count, 50, "the manifest sketch was not read: \(named.sorted())")
         let manifest = try Self.fullManifest()
         let written = Self.keys(of: try JSONSerialization.jsonObject(with: ManifestWriter.encode(manifest)))
-        XCTAssertEqual(named.subtracting(written).sorted(), [], "named by PRODUCT.md's manifest.json but not written by thumbs")
+        let awaited = Set(Self.awaitedManifestFields.keys)
+        XCTAssertEqual(named.subtracting(written).subtracting(awaited).sorted(), [],
+                       "named by PRODUCT.md's manifest.json but not written by thumbs")
+        // Once a field is written, its entry in the list of awaited ones goes.
+        XCTAssertEqual(awaited.intersection(written).sorted(), [],
+                       "now written by thumbs: remove from ProductFieldTests.awaitedManifestFields")
     }
+
+    /// Manifest fields PRODUCT.md names that open issues are still building.
+    static let awaitedManifestFields: [String: String] = [
+        "video": "issue 22 (archive formats)", "durationSeconds": "issue 22", "codec": "issue 22", "fps": "issue 22",
+        "frameAtSeconds": "issue 22", "hdr": "issue 22", "partial": "issue 24 (list bytes)",
+    ]
 
     func testEveryStatisticsFieldOfTheContractIsWritten() throws {
         let product = try ProductOptionTests.productText()

@@ -53,9 +53,21 @@ final class ProductOptionTests: XCTestCase {
         for (command, options) in contract.sorted(by: { $0.key < $1.key }) {
             let help = try AssertExecuteCommand([command, "--help"])
             let offered = ReadmeOptionTableTests.helpOptions(help.stdout)
-            XCTAssertEqual(options.subtracting(offered).sorted(), [], "named by PRODUCT.md but not in `thumbs \(command) --help`")
+            let awaited = Set(Self.awaited[command, default: [:]].keys)
+            XCTAssertEqual(options.subtracting(offered).subtracting(awaited).sorted(), [],
+                           "named by PRODUCT.md but not in `thumbs \(command) --help`")
+            // A gap that an open issue closes is listed in `awaited`; once the
+            // option exists, its entry must go, so the list cannot go stale.
+            XCTAssertEqual(awaited.intersection(offered).sorted(), [],
+                           "now in `thumbs \(command) --help`: remove from ProductOptionTests.awaited")
         }
     }
+
+    /// Options PRODUCT.md names that open issues are still building, with
+    /// the issue that builds each (read by `issues show N`).
+    static let awaited: [String: [String: String]] = [
+        "run": ["--header": "issue 24 (list bytes)", "--whole-files": "issue 24 (list bytes)"],
+    ]
 
     func testTheContractParserReadsWhatItShould() throws {
         let product = """
