@@ -8,6 +8,7 @@
 #include <vips/vips.h>
 
 #include "CVipsResample.h"
+#include "CVipsICCFacts.h"
 
 /// vips_init() through the VIPS_INIT macro. Call once per process.
 int shim_init(const char *argv0);

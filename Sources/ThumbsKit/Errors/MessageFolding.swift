@@ -5,7 +5,7 @@ import Foundation
 /// Decoders can be chatty: one damaged TIFF made libtiff emit thousands of
 /// near-identical warnings, and the item's message grew to 10,000 characters
 /// in the manifest and on the terminal. A message is split into its parts
-/// (lines, or the `; ` that `VipsRuntime.lastError()` joins lines with);
+/// (lines, or the `; ` that `VipsErrorBuffer` joins lines with);
 /// repeated parts, and parts that differ only in their numbers ("tag 33000",
 /// "tag 33001"), are folded into the first with a count (`(×12)`); the first
 /// part is always kept, and when the rest does not fit, the message says how

@@ -134,10 +134,10 @@ enum SignatureMaker {
     /// `image` resized to exactly `width` × `height` (Lanczos3), as RGBA,
     /// RGB or grey 8-bit pixels.
     private static func pixels(of input: VipsImageRef, width: Int, height: Int, grey: Bool) throws(VipsFailure) -> PixelBuffer? {
-        let image = try Thumbnailer.resize(input, width: width, height: height)
+        let image = try VipsResize.resize(input, width: width, height: height)
         var size = 0
         guard let memory = vips_image_write_to_memory(image.pointer, &size) else {
-            throw VipsFailure(operation: "write_to_memory", message: VipsRuntime.lastError() ?? "reduction failed")
+            throw VipsFailure(operation: "write_to_memory", fallback: "reduction failed")
         }
         defer { g_free(memory) }
         let bands = image.bands, w = image.width, h = image.height

@@ -12,14 +12,15 @@ import Foundation
 /// them as configured), not `decode` (nothing is wrong with the file).
 enum LoaderErrors {
     /// The error for a header that `loader` could not read. `format` is the
-    /// short name thumbs gives the loader's format (`magick`, `jp2k`).
-    static func headerFailure(loader: String, format: String, detail: String, bytes: UnsafeRawBufferPointer) -> ItemError {
+    /// short name thumbs gives the loader's format (`magick`, `jp2k`);
+    /// `sniffedName` the everyday name the first bytes show (`formatName(of:)`).
+    static func headerFailure(loader: String, format: String, detail: String, sniffedName: String?) -> ItemError {
         guard isBlocked(detail) else {
             return .decode("cannot read the \(format) header: \(detail)")
         }
         let loaderName = baseName(of: loader)
         let through = loaderName.hasPrefix("magick") ? "ImageMagick (\(loaderName))" : loaderName
-        if let name = formatName(of: bytes) {
+        if let name = sniffedName {
             // "PGM (Netpbm)": the full name once, the short one after.
             let short = name.components(separatedBy: " (").first ?? name
             let detail = name.dropFirst(short.count)
@@ -30,6 +31,11 @@ enum LoaderErrors {
         return .unsupported(
             "libvips reads this file only through \(through), a loader it marks untrusted; "
                 + "run with --allow-untrusted to enable it")
+    }
+
+    /// The same, naming the format from the first `bytes`.
+    static func headerFailure(loader: String, format: String, detail: String, bytes: UnsafeRawBufferPointer) -> ItemError {
+        headerFailure(loader: loader, format: format, detail: detail, sniffedName: formatName(of: bytes))
     }
 
     /// Whether libvips refused to run the loader because it is blocked.

@@ -34,14 +34,8 @@ final class VipsImageRef {
     ) throws(VipsFailure) -> VipsImageRef {
         var out: UnsafeMutablePointer<VipsImage>?
         guard body(pointer, &out) == 0, let out else {
-            throw VipsFailure(operation: what, message: VipsRuntime.lastError() ?? "\(what) failed")
+            throw VipsFailure(operation: what)
         }
         return VipsImageRef(out)
     }
-}
-
-/// A libvips call failed; `message` is libvips's own text.
-struct VipsFailure: Error {
-    var operation: String
-    var message: String
 }

@@ -26,7 +26,7 @@ public enum VipsRuntime {
     /// Initialises libvips if that has not happened yet. Safe from any thread.
     public static func start() throws(RunError) {
         guard initialised else {
-            throw .fatal("libvips could not be initialised: \(lastError() ?? "unknown error")")
+            throw .fatal("libvips could not be initialised: \(VipsErrorBuffer.readAlone() ?? "unknown error")")
         }
     }
 
@@ -46,18 +46,5 @@ public enum VipsRuntime {
     /// FITS…) unless `allowed`.
     public static func setUntrustedLoaders(allowed: Bool) {
         shim_block_untrusted(allowed ? 0 : 1)
-    }
-
-    /// Takes the libvips error buffer, thread-safely, as one readable line.
-    static func lastError() -> String? {
-        guard let copy = vips_error_buffer_copy() else { return nil }
-        defer { g_free(copy) }
-        let text = String(cString: copy)
-            .split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }
-        var seen = Set<String>()
-        let unique = text.filter { seen.insert($0).inserted }
-        return unique.isEmpty ? nil : unique.joined(separator: "; ")
     }
 }

@@ -11,10 +11,7 @@ enum OutputHeader {
         var loader: UnsafePointer<CChar>?
         guard shim_header_from_buffer(base, bytes.count, Int32(VIPS_FAIL_ON_NONE.rawValue), &image, &loader) == 0,
               let image
-        else {
-            _ = VipsRuntime.lastError()  // clear this thread's part of the error buffer
-            return nil
-        }
+        else { return nil }
         defer { shim_unref(image) }
         return (Int(vips_image_get_width(image)), Int(vips_image_get_height(image)))
     }

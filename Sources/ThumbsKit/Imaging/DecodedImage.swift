@@ -1,0 +1,22 @@
+/// A source after `Thumbnailer.decode`: its header, and either decoded
+/// pixels waiting for `Thumbnailer.finish` or the finished thumbnails.
+public struct DecodedImage: Sendable {
+    public var info: SourceImageInfo
+    /// The path that produced the pixels (after any fallback to libvips).
+    public var decoder: DecodePath
+    var stage: Stage
+    /// How strict the decode was asked to be: `finish` applies it to the
+    /// colour profile (`SRGBConversion`).
+    var failOn: FailOn
+
+    enum Stage: Sendable {
+        case pixels(DecodedPixels)
+        case rendered(RenderedImage)
+    }
+
+    /// Whether `Thumbnailer.finish` has work left to do.
+    public var needsFinishing: Bool {
+        if case .pixels = stage { return true }
+        return false
+    }
+}
