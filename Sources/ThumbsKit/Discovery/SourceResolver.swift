@@ -67,17 +67,29 @@ public struct SourceResolver: Sendable {
 
     /// Makes ids unique (the same folder given twice, list ids repeated) and
     /// assigns every item its sanitised, collision-free output name.
+    ///
+    /// The first item with an id keeps it; a later one gets `id#N` with the
+    /// smallest N from 2 that no item of the run has, as given or as
+    /// assigned: `dup`, `dup`, `dup#2` become `dup`, `dup#3`, `dup#2`, so a
+    /// suffix never takes an id the list already has (which would make two
+    /// items share an id, and one of them be fetched again on every run).
     public static func finalise(_ items: [SourceItem]) -> [SourceItem] {
-        var seen: [String: Int] = [:]
         var result = items
-        for index in result.indices {
+        var taken = Set<String>(minimumCapacity: result.count)
+        var repeated: [Int] = []
+        for index in result.indices where !taken.insert(result[index].id).inserted {
+            repeated.append(index)
+        }
+        // The last suffix tried per id: `dup` repeated a thousand times
+        // costs a thousand look-ups, not half a million.
+        var nextSuffix: [String: Int] = [:]
+        for index in repeated {
             let id = result[index].id
-            if let n = seen[id] {
-                seen[id] = n + 1
-                result[index].id = id + "#\(n + 1)"
-            } else {
-                seen[id] = 1
-            }
+            var n = nextSuffix[id] ?? 2
+            while taken.contains(id + "#\(n)") { n += 1 }
+            result[index].id = id + "#\(n)"
+            taken.insert(result[index].id)
+            nextSuffix[id] = n + 1
         }
         let stems = result.map { item -> String in
             // List ids keep their dots ("v2.1"), but an id taken from a URL's
