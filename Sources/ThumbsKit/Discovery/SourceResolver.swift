@@ -4,15 +4,34 @@ import Foundation
 ///
 /// A directory is walked; an image file is one item; a URL, `-` or a
 /// `.json`/`.ndjson`/`.txt` file is a photo list. Ids are relative paths; when
-/// several sources are given, each directory's items are prefixed with the
-/// directory's name so that ids stay unique and outputs stay apart.
+/// several file sources are given, each directory's items are prefixed with
+/// the directory's name so that ids stay unique and outputs stay apart.
 public struct SourceResolver: Sendable {
     public struct Resolved: Sendable {
         public var items: [SourceItem] = []
         public var ignored = 0
+        /// Folders and files that could not be read, by item id.
+        public var unreadable = UnreadableSources()
+        /// Folders not walked (OUT, other thumbs runs) and special files
+        /// not opened, for the run's log.
+        public var skippedRuns: [DirectoryWalker.Skipped] = []
+        public var specialFiles: [DirectoryWalker.Skipped] = []
+
+        mutating func add(_ other: Resolved) {
+            if items.isEmpty { items = other.items } else { items += other.items }
+            ignored += other.ignored
+            unreadable.add(other.unreadable)
+            skippedRuns += other.skippedRuns
+            specialFiles += other.specialFiles
+        }
     }
 
-    public init() {}
+    /// This run's OUT, which no walk enters.
+    public var outputDirectory: String?
+
+    public init(outputDirectory: String? = nil) {
+        self.outputDirectory = outputDirectory
+    }
 
     /// Whether a SOURCE argument names a photo list rather than files.
     public static func isList(_ source: String) -> Bool {
@@ -23,32 +42,48 @@ public struct SourceResolver: Sendable {
             && FileManager.default.fileExists(atPath: source)
     }
 
-    /// Resolves file sources. List sources are handled by the fetcher and
-    /// must not be passed here.
+    /// Resolves file sources, in order. List sources are handled by the
+    /// fetcher and must not be passed here.
     public func resolveFiles(_ sources: [String]) throws(RunError) -> Resolved {
         var resolved = Resolved()
-        let prefixWithName = sources.count > 1
         for source in sources {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {
-                throw .missingSource(source)
+            resolved.add(try resolveFile(source, prefixWithName: sources.count > 1))
+        }
+        return resolved
+    }
+
+    /// Resolves one file source: a folder walked, or an image file. With
+    /// `prefixWithName` (several file sources), a folder's ids start with
+    /// its name, so that ids stay unique and outputs stay apart.
+    public func resolveFile(_ source: String, prefixWithName: Bool) throws(RunError) -> Resolved {
+        var resolved = Resolved()
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {
+            throw .missingSource(source)
+        }
+        if isDirectory.boolValue {
+            let walk = try DirectoryWalker(outputDirectory: outputDirectory).walk(source)
+            resolved.ignored = walk.ignored
+            resolved.skippedRuns = walk.skippedRuns
+            resolved.specialFiles = walk.specialFiles
+            let prefix = prefixWithName ? Self.displayName(of: source) + "/" : ""
+            resolved.items.reserveCapacity(walk.files.count)
+            for file in walk.files {
+                resolved.items.append(Self.item(for: file, id: prefix + file.relativePath))
             }
-            if isDirectory.boolValue {
-                let walk = try DirectoryWalker().walk(source)
-                resolved.ignored += walk.ignored
-                let prefix = prefixWithName ? Self.displayName(of: source) + "/" : ""
-                for file in walk.files {
-                    resolved.items.append(Self.item(for: file, id: prefix + file.relativePath))
-                }
-            } else {
-                let name = (source as NSString).lastPathComponent
-                guard let status = fileStatus(source) else {
-                    resolved.items.append(SourceItem(id: name, source: source, origin: .unreadable(path: source, reason: errnoText())))
-                    continue
-                }
-                let file = FoundFile(relativePath: name, path: source, size: status.size, modified: status.modified)
-                resolved.items.append(Self.item(for: file, id: name))
+            for path in walk.unreadable {
+                // The folder itself ("") stands for every id of this source.
+                let id = path.relativePath.isEmpty ? String(prefix.dropLast()) : prefix + path.relativePath
+                resolved.unreadable.add(path, id: id)
             }
+        } else {
+            let name = (source as NSString).lastPathComponent
+            guard let status = fileStatus(source) else {
+                resolved.items.append(SourceItem(id: name, source: source, origin: .unreadable(path: source, reason: errnoText())))
+                return resolved
+            }
+            let file = FoundFile(relativePath: name, path: source, size: status.size, modified: status.modified)
+            resolved.items.append(Self.item(for: file, id: name))
         }
         return resolved
     }

@@ -59,12 +59,16 @@ public struct RunCounters: Sendable, Codable, Equatable {
     public var decoders: SortedMap<Int>?
     /// `--similar` of the run, so that `thumbs merge` groups with it too.
     public var similar: Int?
+    /// Folders and files the walk could not read (stats.json
+    /// `counts.unreadable`); absent in manifests of older versions.
+    public var unreadable: Int?
 
     public init(
         ignored: Int = 0, wallSeconds: Double = 0, downloads: DownloadCounters = DownloadCounters(),
-        decoders: SortedMap<Int>? = nil, similar: Int? = nil
+        decoders: SortedMap<Int>? = nil, similar: Int? = nil, unreadable: Int? = nil
     ) {
         self.ignored = ignored
+        self.unreadable = unreadable
         self.wallSeconds = wallSeconds
         self.downloads = downloads
         self.decoders = decoders

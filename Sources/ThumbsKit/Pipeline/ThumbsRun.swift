@@ -69,10 +69,15 @@ public struct ThumbsRun: Sendable {
         // What follows builds the manifest, stats and report: let go of the
         // per-item structures the processing needed first (memory at 100k).
         records = []
-        let gone = RunManifest.gone(from: previous, items: items, shard: options.shard)
+        // What lies below a folder that could not be read is unknown, not gone.
+        let missing = RunManifest.gone(from: previous, items: items, shard: options.shard)
+        let gone = missing.filter { !discovered.unreadable.covers($0) }
         items = []
         if options.prune, !interrupted {
             OutputPruner(out: out, console: console).prune(gone, previous: previous, keeping: finalItems)
+        }
+        if gone.count < missing.count {
+            finalItems += OutputPruner.unseenRecords(missing.filter { discovered.unreadable.covers($0) }, previous: previous)
         }
 
         let writeStart = ContinuousClock.now
@@ -82,7 +87,8 @@ public struct ThumbsRun: Sendable {
         let groupSeconds = Elapsed.seconds(since: groupStart)
         let manifest = RunManifest.build(
             finalItems, options: options, started: started, ignored: discovered.ignored, wallSeconds: wallSeconds,
-            downloads: await discovered.downloadCounters?(), interrupted: interrupted, gone: gone)
+            downloads: await discovered.downloadCounters?(), interrupted: interrupted, gone: gone,
+            unreadable: discovered.unreadable.count)
         finalItems = []
         let statistics = Statistics(manifest: manifest)
         try ResultWriter(out: out, writeReport: options.writeReport).write(manifest, statistics)
