@@ -73,11 +73,17 @@ public struct ThumbsRun: Sendable {
         let missing = RunManifest.gone(from: previous, items: items, shard: options.shard)
         let gone = missing.filter { !discovered.unreadable.covers($0) }
         items = []
+        var pruneRefused = false
         if options.prune, !interrupted {
-            OutputPruner(out: out, console: console).prune(gone, previous: previous, keeping: finalItems)
+            do {
+                try OutputPruner(out: out, console: console).prune(gone, previous: previous, keeping: finalItems, limit: options.maxPrune)
+            } catch {
+                pruneRefused = true  // exit 3, once the thumbnails and the manifest are written
+            }
         }
-        if gone.count < missing.count {
-            finalItems += OutputPruner.unseenRecords(missing.filter { discovered.unreadable.covers($0) }, previous: previous)
+        if pruneRefused || gone.count < missing.count {
+            let unseen = pruneRefused ? missing : missing.filter { discovered.unreadable.covers($0) }
+            finalItems += OutputPruner.unseenRecords(unseen, previous: previous)
         }
 
         let writeStart = ContinuousClock.now
@@ -98,6 +104,8 @@ public struct ThumbsRun: Sendable {
         let status: ExitStatus
         if interrupted {
             status = .interrupted
+        } else if pruneRefused {
+            status = .fatal
         } else if options.maxFailures.isExceeded(failed: statistics.counts.failed, total: manifest.items.count) {
             status = .failures
         } else {

@@ -77,7 +77,7 @@ final class UnreadableFolderTests: TemporaryFolderTestCase {
         // unreadable-folder rule can keep its thumbnails.
         XCTAssertEqual(chmod(source + "/2024", 0), 0)
         defer { chmod(source + "/2024", 0o755) }
-        let second = try runAsNobody([source, "--out", out, "--size", "32", "--prune", "--progress", "never"])
+        let second = try runAsNobody([source, "--out", out, "--size", "32", "--prune", "--max-prune", "100%", "--progress", "never"])
         XCTAssertEqual(second.status, 0, second.stderr)
         let lines = second.stderr.split(separator: "\n").filter { $0.contains(source + "/2024") }
         XCTAssertEqual(lines.count, 1, "one line names the unreadable folder:\n\(second.stderr)")
@@ -116,7 +116,7 @@ final class UnreadableFolderTests: TemporaryFolderTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/32/scan.jpg"))
 
         XCTAssertEqual(chmod(source + "/scan", 0), 0)
-        let second = try runAsNobody([source, "--out", out, "--size", "32", "--prune", "--progress", "never"])
+        let second = try runAsNobody([source, "--out", out, "--size", "32", "--prune", "--max-prune", "100%", "--progress", "never"])
         XCTAssertEqual(second.status, 0, second.stderr)
         XCTAssertTrue(second.stderr.contains("cannot read \(source)/scan: Permission denied"), second.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/32/scan.jpg"), "--prune deleted the unreadable file's thumbnail")
