@@ -91,12 +91,7 @@ struct RunCommand: AsyncParsableCommand {
     var allowUntrusted = false
 
     @Option(help: ArgumentHelp("Failures tolerated before exit 1: a count or a percentage like 5%.", valueName: "n|p%"),
-            transform: { text in
-                guard let budget = FailureBudget(parsing: text) else {
-                    throw ValidationError("--max-failures takes a count (5) or a percentage (5%), not '\(text)'")
-                }
-                return budget
-            })
+            transform: budget("--max-failures"))
     var maxFailures: FailureBudget = RunOptions.Defaults.maxFailures
 
     @Flag(help: "Reprocess everything, ignoring earlier runs.")
@@ -107,6 +102,14 @@ struct RunCommand: AsyncParsableCommand {
 
     @Flag(help: "Remove the outputs of sources that are gone since the last run.")
     var prune = false
+
+    @Option(help: ArgumentHelp("""
+        A prune that would remove the outputs of more than this many of the last run's items \
+        (a count, or a percentage like 50%) removes nothing, says why and exits 3: an unmounted disk. \
+        (default: \(RunOptions.Defaults.maxPrune))
+        """, valueName: "n|p%"),
+            transform: budget("--max-prune"))
+    var maxPrune: FailureBudget = RunOptions.Defaults.maxPrune
 
     @Option(help: ArgumentHelp("Process only shard I (0-based) of N.", valueName: "i/n"),
             transform: { text in
@@ -137,6 +140,16 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup
     var logging: LoggingOptions
+
+    /// Reads `--max-failures` and `--max-prune`: a count or a percentage.
+    static func budget(_ option: String) -> @Sendable (String) throws -> FailureBudget {
+        { text in
+            guard let budget = FailureBudget(parsing: text) else {
+                throw ValidationError("\(option) takes a count (5) or a percentage (5%), not '\(text)'")
+            }
+            return budget
+        }
+    }
 
     func validate() throws {
         do {
@@ -169,6 +182,7 @@ struct RunCommand: AsyncParsableCommand {
         options.force = force
         options.dryRun = dryRun
         options.prune = prune
+        options.maxPrune = maxPrune
         options.shard = shard
         options.urlField = urlField
         options.maxPages = maxPages

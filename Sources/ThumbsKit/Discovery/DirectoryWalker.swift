@@ -18,14 +18,41 @@ public struct FoundFile: Sendable, Hashable {
 /// links to folders are not followed, so there are no loops; symbolic links to
 /// files are followed. Images are recognised by content (`ImageSniffer`):
 /// a file that is neither recognised nor named like an image is only counted.
+///
+/// Nothing is dropped without a trace (PRODUCT.md, SOURCE): FIFOs, sockets
+/// and devices are counted as ignored and never opened; OUT and any folder
+/// holding a thumbs run are not walked (their thumbnails would become images
+/// of the next run); a folder or file that cannot be read is in
+/// `Result.unreadable`, never taken for an empty folder or a non-image.
 public struct DirectoryWalker: Sendable {
     public struct Result: Sendable {
         public var files: [FoundFile] = []
-        /// Files skipped because they are not images.
+        /// Files skipped because they are not images, special files, and
+        /// folders not walked because they hold thumbs runs.
         public var ignored = 0
+        /// Folders and files that could not be read, in walk order.
+        public var unreadable: [UnreadablePath] = []
+        /// Folders not walked: OUT, or another thumbs run's folder.
+        public var skippedRuns: [Skipped] = []
+        /// FIFOs, sockets, devices (links to them included): not opened.
+        public var specialFiles: [Skipped] = []
     }
 
-    public init() {}
+    /// Something the walk passed by on purpose, and why.
+    public struct Skipped: Sendable, Hashable {
+        public var relativePath: String
+        public var path: String
+        public var reason: String
+    }
+
+    /// OUT of the run: never walked, however its path is spelled.
+    private let outputFolder: FileIdentity?
+
+    /// `outputDirectory` is this run's OUT (nil for none): it is recognised
+    /// by device and inode, not by its path.
+    public init(outputDirectory: String? = nil) {
+        outputFolder = outputDirectory.flatMap { FileIdentity.of($0) }
+    }
 
     public func walk(_ root: String) throws(RunError) -> Result {
         let info: FileInfo
@@ -38,23 +65,49 @@ public struct DirectoryWalker: Sendable {
             throw .usage("\(root) is not a directory")
         }
         var result = Result()
-        walk(directory: root, relative: "", into: &result, isRoot: true)
+        if let outputFolder, FileIdentity.of(root) == outputFolder {
+            result.skippedRuns.append(Skipped(relativePath: "", path: root, reason: "it is the output folder (--out)"))
+            result.ignored += 1
+            return result
+        }
+        walk(directory: Array(root.utf8), relative: "", into: &result, isRoot: true)
         return result
     }
 
-    private func walk(directory: String, relative: String, into result: inout Result, isRoot: Bool = false) {
-        guard let entries = directoryEntryNames(directory) else { return }
+    func walk(directory: [UInt8], relative: String, into result: inout Result, isRoot: Bool = false) {
+        let directoryPath = String(decoding: directory, as: UTF8.self)
+        let entries: [[UInt8]]
+        do {
+            entries = try directoryEntryNames(pathBytes: directory)
+        } catch {
+            result.unreadable.append(UnreadablePath(relativePath: relative, path: directoryPath, reason: Self.reason(error)))
+            return
+        }
+        if !isRoot, Self.holdsThumbsRun(directory, entries) {
+            result.skippedRuns.append(Skipped(relativePath: relative, path: directoryPath,
+                                              reason: "it holds a thumbs run (manifest.json beside .thumbs/)"))
+            result.ignored += 1
+            return
+        }
         var names = entries.filter { $0.first != UInt8(ascii: ".") }  // hidden, and . and ..
         names.sort { $0.lexicographicallyPrecedes($1) }
 
         for rawName in names {
             let validName = String(validating: rawName, as: UTF8.self)
             let name = validName ?? String(decoding: rawName, as: UTF8.self)
-            let pathBytes = Array(directory.utf8) + [UInt8(ascii: "/")] + rawName
+            let pathBytes = directory + [UInt8(ascii: "/")] + rawName
             let path = String(decoding: pathBytes, as: UTF8.self)
             let rel = relative.isEmpty ? name : relative + "/" + name
 
-            guard let link = FileInfo.of(pathBytes: pathBytes, followLinks: false) else { continue }
+            let link: FileInfo
+            do {
+                link = try FileInfo.lookup(pathBytes: pathBytes, followLinks: false)
+            } catch {
+                // Listed, yet not there to look at: a path past PATH_MAX, a
+                // file removed meanwhile, an I/O error. Unknown, not absent.
+                result.unreadable.append(UnreadablePath(relativePath: rel, path: path, reason: Self.reason(error)))
+                continue
+            }
             var target = link
             var problem: String?
             if link.kind == .symbolicLink {
@@ -67,10 +120,19 @@ public struct DirectoryWalker: Sendable {
                 }
             }
             if problem == nil, target.kind == .directory {
-                walk(directory: path, relative: rel, into: &result)
+                if let outputFolder, FileIdentity.of(pathBytes: pathBytes) == outputFolder {
+                    result.skippedRuns.append(Skipped(relativePath: rel, path: path, reason: "it is the output folder (--out)"))
+                    result.ignored += 1
+                    continue
+                }
+                walk(directory: pathBytes, relative: rel, into: &result)
                 continue
             }
-            if problem == nil, target.kind != .regular { continue }  // fifos, sockets, devices
+            if problem == nil, target.kind != .regular {
+                result.specialFiles.append(Skipped(relativePath: rel, path: path, reason: Self.describe(target.kind, link: link.kind == .symbolicLink)))
+                result.ignored += 1
+                continue
+            }
             if validName == nil { problem = "the file name is not valid UTF-8; rename the file" }
 
             let namedLikeImage = ImageSniffer.isNamedLikeImage(name)
@@ -82,14 +144,53 @@ public struct DirectoryWalker: Sendable {
                 }
                 continue
             }
-            if !namedLikeImage && ImageSniffer.format(of: readPrefix(path)) == nil {
-                result.ignored += 1
-                continue
+            if !namedLikeImage {
+                let prefix: [UInt8]
+                do {
+                    prefix = try readPrefixOrError(path)
+                } catch {
+                    // It may be an image thumbnailed by an earlier run: say
+                    // so, and let --prune keep its outputs.
+                    result.unreadable.append(UnreadablePath(relativePath: rel, path: path, reason: Self.reason(error)))
+                    continue
+                }
+                if ImageSniffer.format(of: prefix) == nil {
+                    result.ignored += 1
+                    continue
+                }
             }
             result.files.append(FoundFile(
                 relativePath: rel, path: path, size: target.size,
                 modified: target.modified, problem: nil
             ))
         }
+    }
+
+    /// Whether a folder's entries are those of a thumbs OUT: `manifest.json`
+    /// beside the `.thumbs` state folder.
+    static func holdsThumbsRun(_ directory: [UInt8], _ entries: [[UInt8]]) -> Bool {
+        let state = Array(".thumbs".utf8), manifest = Array("manifest.json".utf8)
+        guard entries.contains(state), entries.contains(manifest) else { return false }
+        return FileInfo.of(pathBytes: directory + [UInt8(ascii: "/")] + state, followLinks: false)?.kind == .directory
+    }
+
+    /// Why something could not be read, in words a person acts on.
+    static func reason(_ error: SystemError) -> String {
+        switch error {
+        case .nameTooLong: "the path is longer than the system allows (\(error.text))"
+        case .noEntry: "it vanished while the folder was walked"
+        default: error.text
+        }
+    }
+
+    static func describe(_ kind: FileInfo.Kind, link: Bool) -> String {
+        let what = switch kind {
+        case .fifo: "a FIFO"
+        case .socket: "a socket"
+        case .characterDevice: "a character device"
+        case .blockDevice: "a block device"
+        default: "not a regular file"
+        }
+        return (link ? "a link to " : "") + what + "; never opened"
     }
 }

@@ -4,15 +4,34 @@ import Foundation
 ///
 /// A directory is walked; an image file is one item; a URL, `-` or a
 /// `.json`/`.ndjson`/`.txt` file is a photo list. Ids are relative paths; when
-/// several sources are given, each directory's items are prefixed with the
-/// directory's name so that ids stay unique and outputs stay apart.
+/// several file sources are given, each directory's items are prefixed with
+/// the directory's name so that ids stay unique and outputs stay apart.
 public struct SourceResolver: Sendable {
     public struct Resolved: Sendable {
         public var items: [SourceItem] = []
         public var ignored = 0
+        /// Folders and files that could not be read, by item id.
+        public var unreadable = UnreadableSources()
+        /// Folders not walked (OUT, other thumbs runs) and special files
+        /// not opened, for the run's log.
+        public var skippedRuns: [DirectoryWalker.Skipped] = []
+        public var specialFiles: [DirectoryWalker.Skipped] = []
+
+        mutating func add(_ other: Resolved) {
+            if items.isEmpty { items = other.items } else { items += other.items }
+            ignored += other.ignored
+            unreadable.add(other.unreadable)
+            skippedRuns += other.skippedRuns
+            specialFiles += other.specialFiles
+        }
     }
 
-    public init() {}
+    /// This run's OUT, which no walk enters.
+    public var outputDirectory: String?
+
+    public init(outputDirectory: String? = nil) {
+        self.outputDirectory = outputDirectory
+    }
 
     /// Whether a SOURCE argument names a photo list rather than files.
     public static func isList(_ source: String) -> Bool {
@@ -23,32 +42,48 @@ public struct SourceResolver: Sendable {
             && FileManager.default.fileExists(atPath: source)
     }
 
-    /// Resolves file sources. List sources are handled by the fetcher and
-    /// must not be passed here.
+    /// Resolves file sources, in order. List sources are handled by the
+    /// fetcher and must not be passed here.
     public func resolveFiles(_ sources: [String]) throws(RunError) -> Resolved {
         var resolved = Resolved()
-        let prefixWithName = sources.count > 1
         for source in sources {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {
-                throw .missingSource(source)
+            resolved.add(try resolveFile(source, prefixWithName: sources.count > 1))
+        }
+        return resolved
+    }
+
+    /// Resolves one file source: a folder walked, or an image file. With
+    /// `prefixWithName` (several file sources), a folder's ids start with
+    /// its name, so that ids stay unique and outputs stay apart.
+    public func resolveFile(_ source: String, prefixWithName: Bool) throws(RunError) -> Resolved {
+        var resolved = Resolved()
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {
+            throw .missingSource(source)
+        }
+        if isDirectory.boolValue {
+            let walk = try DirectoryWalker(outputDirectory: outputDirectory).walk(source)
+            resolved.ignored = walk.ignored
+            resolved.skippedRuns = walk.skippedRuns
+            resolved.specialFiles = walk.specialFiles
+            let prefix = prefixWithName ? Self.displayName(of: source) + "/" : ""
+            resolved.items.reserveCapacity(walk.files.count)
+            for file in walk.files {
+                resolved.items.append(Self.item(for: file, id: prefix + file.relativePath))
             }
-            if isDirectory.boolValue {
-                let walk = try DirectoryWalker().walk(source)
-                resolved.ignored += walk.ignored
-                let prefix = prefixWithName ? Self.displayName(of: source) + "/" : ""
-                for file in walk.files {
-                    resolved.items.append(Self.item(for: file, id: prefix + file.relativePath))
-                }
-            } else {
-                let name = (source as NSString).lastPathComponent
-                guard let status = fileStatus(source) else {
-                    resolved.items.append(SourceItem(id: name, source: source, origin: .unreadable(path: source, reason: errnoText())))
-                    continue
-                }
-                let file = FoundFile(relativePath: name, path: source, size: status.size, modified: status.modified)
-                resolved.items.append(Self.item(for: file, id: name))
+            for path in walk.unreadable {
+                // The folder itself ("") stands for every id of this source.
+                let id = path.relativePath.isEmpty ? String(prefix.dropLast()) : prefix + path.relativePath
+                resolved.unreadable.add(path, id: id)
             }
+        } else {
+            let name = (source as NSString).lastPathComponent
+            guard let status = fileStatus(source) else {
+                resolved.items.append(SourceItem(id: name, source: source, origin: .unreadable(path: source, reason: errnoText())))
+                return resolved
+            }
+            let file = FoundFile(relativePath: name, path: source, size: status.size, modified: status.modified)
+            resolved.items.append(Self.item(for: file, id: name))
         }
         return resolved
     }
@@ -67,17 +102,29 @@ public struct SourceResolver: Sendable {
 
     /// Makes ids unique (the same folder given twice, list ids repeated) and
     /// assigns every item its sanitised, collision-free output name.
+    ///
+    /// The first item with an id keeps it; a later one gets `id#N` with the
+    /// smallest N from 2 that no item of the run has, as given or as
+    /// assigned: `dup`, `dup`, `dup#2` become `dup`, `dup#3`, `dup#2`, so a
+    /// suffix never takes an id the list already has (which would make two
+    /// items share an id, and one of them be fetched again on every run).
     public static func finalise(_ items: [SourceItem]) -> [SourceItem] {
-        var seen: [String: Int] = [:]
         var result = items
-        for index in result.indices {
+        var taken = Set<String>(minimumCapacity: result.count)
+        var repeated: [Int] = []
+        for index in result.indices where !taken.insert(result[index].id).inserted {
+            repeated.append(index)
+        }
+        // The last suffix tried per id: `dup` repeated a thousand times
+        // costs a thousand look-ups, not half a million.
+        var nextSuffix: [String: Int] = [:]
+        for index in repeated {
             let id = result[index].id
-            if let n = seen[id] {
-                seen[id] = n + 1
-                result[index].id = id + "#\(n + 1)"
-            } else {
-                seen[id] = 1
-            }
+            var n = nextSuffix[id] ?? 2
+            while taken.contains(id + "#\(n)") { n += 1 }
+            result[index].id = id + "#\(n)"
+            taken.insert(result[index].id)
+            nextSuffix[id] = n + 1
         }
         let stems = result.map { item -> String in
             // List ids keep their dots ("v2.1"), but an id taken from a URL's

@@ -9,6 +9,8 @@ import Foundation
 enum ListSources {
     struct Resolved: Sendable {
         var items: [SourceItem]
+        /// How many of `items` each source gave, in the order given.
+        var counts: [Int] = []
         var fetcher: any RemoteFetching
         var counters: @Sendable () async -> DownloadCounters
     }
@@ -35,9 +37,11 @@ enum ListSources {
             reader.onEntries = { entries in await prefetcher.offer(entries, downloader: early) }
         }
         var items: [SourceItem] = []
+        var counts: [Int] = []
         do {
             for source in sources {
                 let more = try await self.items(of: source, reader: reader, options: options, console: console, standardInput: standardInput)
+                counts.append(more.count)
                 if items.isEmpty { items = more } else { items += more }  // one list: no copy of a million items
             }
         } catch {
@@ -46,7 +50,7 @@ enum ListSources {
             throw error
         }
         let fetcher = downloader
-        return Resolved(items: items, fetcher: fetcher, counters: {
+        return Resolved(items: items, counts: counts, fetcher: fetcher, counters: {
             await fetcher.prefetcher?.discardRest()
             return await session.finish()
         })

@@ -62,12 +62,16 @@ public struct RunCounters: Sendable, Codable, Equatable {
     /// In a shard's manifest: the shard of every item of the whole run, in
     /// order (`ShardOrder`), so that `thumbs merge` orders items as one run.
     public var shardOrder: String?
+    /// Folders and files the walk could not read (stats.json
+    /// `counts.unreadable`); absent in manifests of older versions.
+    public var unreadable: Int?
 
     public init(
         ignored: Int = 0, wallSeconds: Double = 0, downloads: DownloadCounters = DownloadCounters(),
-        decoders: SortedMap<Int>? = nil, similar: Int? = nil
+        decoders: SortedMap<Int>? = nil, similar: Int? = nil, unreadable: Int? = nil
     ) {
         self.ignored = ignored
+        self.unreadable = unreadable
         self.wallSeconds = wallSeconds
         self.downloads = downloads
         self.decoders = decoders

@@ -20,6 +20,9 @@ extension RunOptions {
         public static let maxBytes = 256 << 20
         public static let failOn: FailOn = .error
         public static let maxFailures: FailureBudget = .count(0)
+        /// Half of the last run's items: more than that gone at once is
+        /// rather an unmounted disk than a tidy-up.
+        public static let maxPrune: FailureBudget = .percent(50)
         public static let similar = LookalikeGrouping.defaultDistance
     }
 }

@@ -29,6 +29,10 @@ public struct RunOptions: Sendable {
     public var maxPages: Int?
     /// Remove outputs of sources that are gone since the previous run.
     public var prune: Bool
+    /// `--max-prune`: a prune that would remove the outputs of more of the
+    /// last run's items than this (an unmounted disk, a folder renamed)
+    /// removes nothing and the run exits 3.
+    public var maxPrune: FailureBudget
     /// Look-alikes: perceptual hashes at most this many bits apart; 0 turns
     /// grouping off.
     public var similar: Int
@@ -57,6 +61,7 @@ public struct RunOptions: Sendable {
         urlField: String? = nil,
         maxPages: Int? = nil,
         prune: Bool = false,
+        maxPrune: FailureBudget = Defaults.maxPrune,
         similar: Int = Defaults.similar,
         progress: ProgressMode = .auto,
         verbosity: Verbosity = .normal,
@@ -82,6 +87,7 @@ public struct RunOptions: Sendable {
         self.urlField = urlField
         self.maxPages = maxPages
         self.prune = prune
+        self.maxPrune = maxPrune
         self.similar = similar
         self.progress = progress
         self.verbosity = verbosity
@@ -89,7 +95,9 @@ public struct RunOptions: Sendable {
     }
 }
 
-/// `--max-failures N` or `--max-failures P%`.
+/// `--max-failures N` or `--max-failures P%`; also `--max-prune`, whose
+/// limit is read and compared the same way (gone items out of the last
+/// run's).
 public enum FailureBudget: Sendable, Hashable, CustomStringConvertible {
     case count(Int)
     case percent(Double)
@@ -115,7 +123,7 @@ public enum FailureBudget: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .count(let n): "\(n)"
-        case .percent(let p): "\(p)%"
+        case .percent(let p): p == p.rounded() && abs(p) < 1e15 ? "\(Int(p))%" : "\(p)%"
         }
     }
 }

@@ -12,6 +12,9 @@ struct RunDiscovery {
     struct Discovered: Sendable {
         var items: [SourceItem]
         var ignored: Int
+        /// Folders and files that could not be read: `--prune` keeps what
+        /// lies below them.
+        var unreadable = UnreadableSources()
         var fetcher: (any RemoteFetching)?
         var downloadCounters: (@Sendable () async -> DownloadCounters)?
         /// With `--shard`: every item's shard, in the run's order (`ShardOrder`).
@@ -26,26 +29,68 @@ struct RunDiscovery {
         }
     }
 
+    /// Lists are read first (their downloads start while the folders are
+    /// walked), but the items come in the order of the sources on the
+    /// command line, lists and folders interleaved (PRODUCT.md: source order).
     func discover() async throws(RunError) -> Discovered {
-        let lists = options.sources.filter(SourceResolver.isList)
-        let files = options.sources.filter { !SourceResolver.isList($0) }
+        let isList = options.sources.map(SourceResolver.isList)
+        let lists = zip(options.sources, isList).filter { $0.1 }.map { $0.0 }
+        let fileCount = isList.count - lists.count
         var discovered = Discovered(items: [], ignored: 0)
+        var listItems: [SourceItem] = []
+        var listCounts: [Int] = []
         if !lists.isEmpty {
             let fetched = try await ListSources.resolve(lists, options: options, console: console, interrupt: interrupt)
-            discovered.items = fetched.items  // not `+=`: a copy of a million items
+            listItems = fetched.items  // not `+=`: a copy of a million items
+            listCounts = fetched.counts
             discovered.fetcher = fetched.fetcher
             discovered.downloadCounters = fetched.counters
         }
-        if !files.isEmpty {
-            let resolved = try SourceResolver().resolveFiles(files)
-            discovered.items += resolved.items
-            discovered.ignored += resolved.ignored
+        if fileCount == 0 {
+            discovered.items = listItems
+        } else {
+            let resolver = SourceResolver(outputDirectory: options.outputDirectory)
+            var listStart = 0
+            var listIndex = 0
+            for (source, isList) in zip(options.sources, isList) {
+                if isList {
+                    let end = listStart + listCounts[listIndex]
+                    discovered.items.append(contentsOf: listItems[listStart..<end])
+                    listStart = end
+                    listIndex += 1
+                    continue
+                }
+                let resolved = try resolver.resolveFile(source, prefixWithName: fileCount > 1)
+                report(resolved)
+                discovered.items.append(contentsOf: resolved.items)
+                discovered.ignored += resolved.ignored
+                discovered.unreadable.add(resolved.unreadable)
+            }
         }
+        listItems = []
         discovered.items = SourceResolver.finalise(discovered.items)
         if let shard = options.shard {
             discovered.shardOrder = ShardOrder.make(discovered.items.lazy.map(\.id), count: shard.count)
             discovered.items = discovered.items.filter { ShardPartition.contains($0.id, shard: shard) }
         }
         return discovered
+    }
+
+    /// One line per folder or file that could not be read and per folder
+    /// not walked; special files are named under `--verbose`.
+    private func report(_ resolved: SourceResolver.Resolved) {
+        for path in resolved.unreadable.paths {
+            console.event("unreadable", level: .warning,
+                          "cannot read \(path.path): \(path.reason); nothing below it is processed, and --prune keeps its thumbnails",
+                          fields: ["path": .string(path.path), "reason": .string(path.reason)])
+        }
+        for folder in resolved.skippedRuns {
+            console.event("folder-skipped", level: .info, "not walking \(folder.path): \(folder.reason)",
+                          fields: ["path": .string(folder.path), "reason": .string(folder.reason)])
+        }
+        for file in resolved.specialFiles {
+            console.event("special-file-ignored", level: .debug, "ignored \(file.path): \(file.reason)",
+                          fields: ["path": .string(file.path), "reason": .string(file.reason)])
+        }
     }
 }

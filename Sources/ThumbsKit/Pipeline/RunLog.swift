@@ -59,12 +59,12 @@ struct RunLog {
         let seconds = String(format: "%.1f", stats.time.wallSeconds)
         var lines = [
             "\(interrupted ? "interrupted" : "done"): \(c.ok) ok, \(c.unchanged) unchanged, \(c.duplicate) duplicate, \(c.failed) failed"
-                + " of \(c.discovered) images (\(c.ignored) other files ignored) in \(seconds) s, \(rate) images/s",
+                + " of \(c.discovered) images (\(c.ignored) other files ignored\(c.unreadable > 0 ? ", \(c.unreadable) unreadable" : "")) in \(seconds) s, \(rate) images/s",
             "thumbnails in \(out.root)/{\(options.output.sizes.map(\.label).joined(separator: ","))}/",
             "manifest \(out.manifestPath)" + (options.writeReport ? ", report \(out.reportPath)" : ""),
         ]
         if !gone.isEmpty {
-            lines.append("\(gone.count) sources gone since the last run" + (options.prune ? " (outputs pruned)" : "; --prune removes their outputs"))
+            lines.append("\(gone.count) sources gone since the last run" + (!options.prune ? "; --prune removes their outputs" : status == .fatal || interrupted ? " (nothing pruned)" : " (outputs pruned)"))
         }
         if status == .failures {
             lines.append("\(c.failed) failed, more than --max-failures \(options.maxFailures): exit 1")

@@ -28,9 +28,10 @@ enum RunManifest {
 
     static func build(
         _ items: [ManifestItem], options: RunOptions, started: Date, ignored: Int, wallSeconds: Double,
-        downloads: DownloadCounters?, interrupted: Bool, gone: [String]
+        downloads: DownloadCounters?, interrupted: Bool, gone: [String], unreadable: Int = 0
     ) -> Manifest {
         var counters = RunCounters(ignored: ignored, wallSeconds: (wallSeconds * 1000).rounded() / 1000)
+        counters.unreadable = unreadable
         counters.decoders = decoderCounts(items)
         counters.similar = options.similar
         if let downloads { counters.downloads = downloads }

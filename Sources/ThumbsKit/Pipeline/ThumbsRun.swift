@@ -74,10 +74,21 @@ public struct ThumbsRun: Sendable {
         // What follows builds the manifest, stats and report: let go of the
         // per-item structures the processing needed first (memory at 100k).
         records = []
-        let gone = RunManifest.gone(from: previous, items: items, shard: options.shard)
+        // What lies below a folder that could not be read is unknown, not gone.
+        let missing = RunManifest.gone(from: previous, items: items, shard: options.shard)
+        let gone = missing.filter { !discovered.unreadable.covers($0) }
         items = []
+        var pruneRefused = false
         if options.prune, !interrupted {
-            OutputPruner(out: out, console: console).prune(gone, previous: previous, keeping: finalItems)
+            do {
+                try OutputPruner(out: out, console: console).prune(gone, previous: previous, keeping: finalItems, limit: options.maxPrune)
+            } catch {
+                pruneRefused = true  // exit 3, once the thumbnails and the manifest are written
+            }
+        }
+        if pruneRefused || gone.count < missing.count {
+            let unseen = pruneRefused ? missing : missing.filter { discovered.unreadable.covers($0) }
+            finalItems += OutputPruner.unseenRecords(unseen, previous: previous)
         }
 
         let writeStart = ContinuousClock.now
@@ -87,7 +98,8 @@ public struct ThumbsRun: Sendable {
         let groupSeconds = Elapsed.seconds(since: groupStart)
         var manifest = RunManifest.build(
             finalItems, options: options, started: started, ignored: discovered.ignored, wallSeconds: wallSeconds,
-            downloads: await discovered.downloadCounters?(), interrupted: interrupted, gone: gone)
+            downloads: await discovered.downloadCounters?(), interrupted: interrupted, gone: gone,
+            unreadable: discovered.unreadable.count)
         manifest.run?.shardOrder = discovered.shardOrder
         finalItems = []
         let statistics = Statistics(manifest: manifest)
@@ -107,7 +119,7 @@ public struct ThumbsRun: Sendable {
         let status: ExitStatus
         if signalled {
             status = .interrupted
-        } else if journalFailure != nil {
+        } else if journalFailure != nil || pruneRefused {
             status = .fatal
         } else if options.maxFailures.isExceeded(failed: statistics.counts.failed, total: manifest.items.count) {
             status = .failures

@@ -84,7 +84,8 @@ public struct ReportWriter: Sendable {
         let s = statistics, c = s.counts, t = s.time
         out += "<section id=summary>\n<div class=cards>\n"
         card("Images", ReportFormat.int(c.discovered),
-             c.ignored > 0 ? "\(ReportFormat.int(c.ignored)) other file\(c.ignored == 1 ? "" : "s") ignored" : "found in the sources", into: &out)
+             (c.ignored > 0 ? "\(ReportFormat.int(c.ignored)) other file\(c.ignored == 1 ? "" : "s") ignored" : "found in the sources")
+                + (c.unreadable > 0 ? " · \(ReportFormat.int(c.unreadable)) folder\(c.unreadable == 1 ? "" : "s") or file\(c.unreadable == 1 ? "" : "s") unreadable" : ""), into: &out)
         let kinds = [(c.ok, "new"), (c.unchanged, "unchanged"), (c.duplicate, "duplicate")].filter { $0.0 > 0 }
         card("Thumbnailed", ReportFormat.int(thumbnailed),
              kinds.isEmpty ? "no thumbnails" : kinds.map { "\(ReportFormat.int($0.0)) \($0.1)" }.joined(separator: " · "),

@@ -22,7 +22,7 @@ import Foundation
 ///   the whole photo list, so it is the largest shard's count (page requests
 ///   do stay in `requests` once per shard). `ignored` is the largest shard's
 ///   count too, because every shard walks all the sources and counts every
-///   ignored file, not only its share. `wallSeconds` is the longest shard's:
+///   ignored file, not only its share (and so is `unreadable`). `wallSeconds` is the longest shard's:
 ///   shards run side by side, so the merged run took as long as its slowest
 ///   shard, and images/s in stats.json is the throughput of all of them.
 /// - `startedAt` is the earliest shard's start, `finishedAt` the latest
@@ -89,6 +89,7 @@ enum ShardMerger {
         var merged = RunCounters()
         for run in runs {
             merged.ignored = max(merged.ignored, run.ignored)
+            if let unreadable = run.unreadable { merged.unreadable = max(merged.unreadable ?? 0, unreadable) }
             merged.wallSeconds = max(merged.wallSeconds, run.wallSeconds)
             let pages = max(merged.downloads.pages, run.downloads.pages)
             merged.downloads.add(run.downloads)

@@ -18,6 +18,8 @@ public struct Statistics: Sendable, Codable, Equatable {
 
     public struct Counts: Sendable, Codable, Equatable {
         public var discovered = 0, ok = 0, unchanged = 0, duplicate = 0, failed = 0, ignored = 0
+        /// Folders and files that could not be read (`RunCounters.unreadable`).
+        public var unreadable = 0
     }
 
     public struct Dimensions: Sendable, Codable, Equatable {
@@ -60,6 +62,7 @@ public struct Statistics: Sendable, Codable, Equatable {
         var counts = Counts()
         counts.discovered = items.count
         counts.ignored = run.ignored
+        counts.unreadable = run.unreadable ?? 0
         var inW: [Int] = [], inH: [Int] = [], mp: [Double] = []
         var outW: [Int] = [], outH: [Int] = []
         var shape = Dimensions.Shape()

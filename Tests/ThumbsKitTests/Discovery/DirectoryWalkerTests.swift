@@ -52,3 +52,45 @@ final class DirectoryWalkerTests: XCTestCase {
         XCTAssertFalse(ImageSniffer.isNamedLikeImage(".jpg"))
     }
 }
+
+/// Issue 27, points 2 and 8: what the walk cannot read or will not open is
+/// reported, never dropped.
+final class DirectoryWalkerTraceTests: XCTestCase {
+    func testAFolderThatVanishesDuringTheWalkIsUnreadableNotEmpty() throws {
+        // The walk listed `2024`, then it was gone when the walk opened it
+        // (an unmount, a rename): the step it takes for every folder.
+        let root = TestImages.temporaryDirectory()
+        var result = DirectoryWalker.Result()
+        DirectoryWalker().walk(directory: Array((root + "/2024").utf8), relative: "2024", into: &result)
+        XCTAssertEqual(result.unreadable.map(\.relativePath), ["2024"])
+        XCTAssertEqual(result.unreadable.first?.reason, "it vanished while the folder was walked")
+        XCTAssertEqual(result.files, [])
+    }
+
+    func testSpecialFilesAreIgnoredCountedAndNamed() throws {
+        let root = TestImages.temporaryDirectory()
+        TestImages.write(root + "/a.jpg", width: 8, height: 8)
+        XCTAssertEqual(mkfifo(root + "/fifo.jpg", 0o644), 0)
+        try FileManager.default.createSymbolicLink(atPath: root + "/zero.png", withDestinationPath: "/dev/zero")
+        let result = try DirectoryWalker().walk(root)
+        XCTAssertEqual(result.files.map(\.relativePath), ["a.jpg"])
+        XCTAssertEqual(result.ignored, 2)
+        XCTAssertEqual(result.specialFiles.map(\.relativePath), ["fifo.jpg", "zero.png"])
+        XCTAssertEqual(result.specialFiles.map(\.reason), ["a FIFO; never opened", "a link to a character device; never opened"])
+    }
+
+    func testUnreadableIdsCoverWhatLiesBelowThem() {
+        var unreadable = UnreadableSources()
+        unreadable.add(UnreadablePath(relativePath: "2024/raw", path: "/p/2024/raw", reason: "x"), id: "2024/raw")
+        XCTAssertTrue(unreadable.covers("2024/raw"))
+        XCTAssertTrue(unreadable.covers("2024/raw/a.dng"))
+        XCTAssertTrue(unreadable.covers("2024/raw/deep/b.dng"))
+        XCTAssertFalse(unreadable.covers("2024/raw2/a.dng"))
+        XCTAssertFalse(unreadable.covers("2024/a.jpg"))
+        XCTAssertFalse(unreadable.covers("2024"))
+        var whole = UnreadableSources()
+        whole.add(UnreadablePath(relativePath: "", path: "/p", reason: "x"), id: "")
+        XCTAssertTrue(whole.covers("anything/at/all.jpg"))
+        XCTAssertFalse(UnreadableSources().covers("a.jpg"))
+    }
+}

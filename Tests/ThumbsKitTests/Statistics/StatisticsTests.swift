@@ -66,7 +66,7 @@ final class StatisticsTests: XCTestCase {
             XCTAssertNotNil(json[key], key)
         }
         let counts = json["counts"] as! [String: Any]
-        XCTAssertEqual(Set(counts.keys), ["discovered", "ok", "unchanged", "duplicate", "failed", "ignored"])
+        XCTAssertEqual(Set(counts.keys), ["discovered", "ok", "unchanged", "duplicate", "failed", "ignored", "unreadable"])
         let downloads = json["downloads"] as! [String: Any]
         XCTAssertEqual(Set(downloads.keys), ["requests", "ok", "failed", "retries", "notModified", "bytes", "pages", "byStatus"])
         let summary = (json["time"] as! [String: Any])["perImageMs"] as! [String: Any]
