@@ -139,6 +139,37 @@ final class PhotoListRunTests: XCTestCase {
         XCTAssertEqual(server.requests.filter { $0.path.hasPrefix("/unsplash/img/small/") }.count, 4)
     }
 
+    /// A list entry's field of 1 MB reaches the manifest cut to 64 KiB, at
+    /// a character boundary, with the cut noted in `meta._truncated`
+    /// (PRODUCT.md, "Re-runs"); short fields and other entries are as given.
+    func testAMetaFieldOver64KiBIsCutAndTheCutNoted() async throws {
+        // "a" then 2-byte characters: byte 65,536 falls inside one, so the
+        // cut backs off to 65,535 bytes.
+        let long = "a" + String(repeating: "é", count: 500_000)
+        let server = try await startServer(extra: { request, base in
+            guard request.path == "/big.json" else { return nil }
+            return .json("""
+                [{"id": "big", "download_url": "\(base)/id/1/64/97", "description": "\(long)", "author": "A"},
+                 {"id": "small", "download_url": "\(base)/id/2/82/82", "description": "short"}]
+                """)
+        })
+        let out = TestImages.temporaryDirectory()
+        let outcome = try await runThumbs(["\(server.base)/big.json"], out: out) { $0.size([32]) }
+        XCTAssertEqual(outcome.status, .success)
+        let manifest = try readManifest(out)
+        let big = try XCTUnwrap(manifest.item("big")?.meta)
+        let kept = try XCTUnwrap(big["description"]?.stringValue)
+        XCTAssertEqual(kept.utf8.count, 65_535)
+        XCTAssertTrue(long.hasPrefix(kept))
+        XCTAssertEqual(big["_truncated"], .array([.string("description")]))
+        XCTAssertEqual(big["author"], .string("A"))
+        let small = try XCTUnwrap(manifest.item("small")?.meta)
+        XCTAssertEqual(small["description"], .string("short"))
+        XCTAssertNil(small["_truncated"])
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: out + "/manifest.json")[.size] as? Int)
+        XCTAssertLessThan(size, 200_000, "the 1 MB field was copied into the manifest")
+    }
+
     func testLocalListFilesAndStandardInput() async throws {
         let server = try await startServer()
         let folder = TestImages.temporaryDirectory()
