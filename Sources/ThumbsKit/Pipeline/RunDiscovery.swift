@@ -14,6 +14,19 @@ struct RunDiscovery {
         var ignored: Int
         var fetcher: (any RemoteFetching)?
         var downloadCounters: (@Sendable () async -> DownloadCounters)?
+        /// Why the run exits 3 once its manifest, stats and report are
+        /// written (a list cut short at a `next` link thumbs refuses): one
+        /// line each, shown last.
+        var deferredFatal: [String] = []
+
+        /// `deferredFatal`, one error line each, and the status they make of
+        /// `status` (exit 3; an interruption still gives 130).
+        func finalStatus(_ status: ExitStatus, console: Console) -> ExitStatus {
+            for message in deferredFatal {
+                console.event("fatal", level: .error, message, fields: ["exitCode": .number(Double(ExitStatus.fatal.rawValue))])
+            }
+            return deferredFatal.isEmpty || status == .interrupted ? status : .fatal
+        }
     }
 
     /// A file SOURCE that is not there is a usage error before anything
@@ -33,6 +46,7 @@ struct RunDiscovery {
             discovered.items = fetched.items  // not `+=`: a copy of a million items
             discovered.fetcher = fetched.fetcher
             discovered.downloadCounters = fetched.counters
+            discovered.deferredFatal = fetched.refusals
         }
         if !files.isEmpty {
             let resolved = try SourceResolver().resolveFiles(files)

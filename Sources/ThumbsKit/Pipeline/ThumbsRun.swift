@@ -37,7 +37,9 @@ public struct ThumbsRun: Sendable {
         let discovery = RunDiscovery(options: options, console: console, interrupt: interrupt)
         if options.dryRun {
             let discovered = try await discovery.discover()
-            return DryRun(options: options, console: console).list(discovered.items, ignored: discovered.ignored)
+            var outcome = DryRun(options: options, console: console).list(discovered.items, ignored: discovered.ignored)
+            outcome.status = discovered.finalStatus(outcome.status, console: console)
+            return outcome
         }
         // OUT is locked before discovery: a second run into a held OUT exits
         // 3 at once, before it walks a folder or asks a server for a list.
@@ -92,6 +94,8 @@ public struct ThumbsRun: Sendable {
         let status: ExitStatus
         if interrupted {
             status = .interrupted
+        } else if !discovered.deferredFatal.isEmpty {
+            status = .fatal  // said after the summary (`finalStatus`)
         } else if options.maxFailures.isExceeded(failed: statistics.counts.failed, total: manifest.items.count) {
             status = .failures
         } else {
@@ -100,6 +104,6 @@ public struct ThumbsRun: Sendable {
         let phases = RunLog.Phases(discover: discoverSeconds, load: loadSeconds, process: processSeconds,
                                    group: groupSeconds, write: writeSeconds)
         log.finish(statistics, out: out, gone: gone, interrupted: interrupted, status: status, phases: phases)
-        return Outcome(status: status, manifest: manifest, statistics: statistics)
+        return Outcome(status: discovered.finalStatus(status, console: console), manifest: manifest, statistics: statistics)
     }
 }

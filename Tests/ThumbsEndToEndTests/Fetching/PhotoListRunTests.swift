@@ -355,6 +355,23 @@ final class PhotoListRunTests: XCTestCase {
         }
     }
 
+    /// A list file that is a folder or a FIFO is named as such, at once.
+    func testAListFileThatIsNotARegularFileIsNamed() async throws {
+        let folder = TestImages.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder + "/list.json", withIntermediateDirectories: true)
+        XCTAssertEqual(mkfifo(folder + "/pipe.txt", 0o644), 0)
+        for (name, kind) in [("list.json", "a folder"), ("pipe.txt", "a FIFO")] {
+            do {
+                _ = try await runThumbs([folder + "/" + name], out: folder + "/out")
+                XCTFail("\(name): the run went on")
+            } catch let error as RunError {
+                XCTAssertEqual(error.exitCode, .fatal)
+                XCTAssertTrue(error.message.contains("the photo list \(folder)/\(name) is \(kind)"), error.message)
+                XCTAssertTrue(error.message.contains("not a list file"), error.message)
+            }
+        }
+    }
+
     func testUnreachableListIsFatal() async throws {
         // A port that was just open and is now closed: connection refused.
         let server = try await TestHTTPServer.start { _ in .notFound }
