@@ -80,16 +80,21 @@ public final class OutputDirectory: Sendable {
         try? PathChanges.remove(probe, inFolder: stateFolder)
     }
 
-    /// The files of OUT that thumbs reads or replaces: each must be absent
-    /// or a regular file (not a folder, a link or a device).
-    static let ownFiles = ["manifest.json", "stats.json", "report.html", ".thumbs/journal.ndjson"]
+    /// The files of OUT that thumbs replaces whole (a temporary file renamed
+    /// over them), and the journal, which it appends to. Each must be absent
+    /// or a regular file; a symbolic link is allowed where the file is
+    /// replaced (the rename replaces the link, never its target, and
+    /// `PreviousRun` does not read a manifest through one), not for the
+    /// journal.
+    static let replacedFiles = ["manifest.json", "stats.json", "report.html"]
+    static let journalName = ".thumbs/journal.ndjson"
 
     /// Why OUT cannot be used as it is, checked when it is opened so that a
-    /// `manifest.json` that is a folder (or a link, a FIFO…) stops the run
-    /// before the first image rather than after the last one. `.thumbs` and
+    /// `manifest.json` that is a folder (or a FIFO…) stops the run before
+    /// the first image rather than after the last one. `.thumbs` and
     /// `.thumbs/tmp` are checked as they are opened (`ContainedPath`).
     private static func ownFileProblem(in root: String) -> String? {
-        for name in ownFiles {
+        for name in replacedFiles + [journalName] {
             let info: FileInfo
             do {
                 info = try FileInfo.lookup(pathBytes: Array((root + "/" + name).utf8), followLinks: false)
@@ -99,6 +104,8 @@ public final class OutputDirectory: Sendable {
             }
             switch info.kind {
             case .regular:
+                continue
+            case .symbolicLink where name != journalName:
                 continue
             case .symbolicLink:
                 return "\(name) is a symbolic link; thumbs never writes through links in OUT: remove it or choose another --out"

@@ -44,19 +44,39 @@ final class OutputOwnFilesTests: TemporaryFolderTestCase {
         }
     }
 
-    func testALinkOrAFIFOWhereAFileOfOUTBelongsStopsTheRunFirst() async throws {
+    func testAFIFOOrALinkedJournalStopsTheRunFirst() async throws {
         let elsewhere = root + "/elsewhere.json"
         try "keep me".write(toFile: elsewhere, atomically: true, encoding: .utf8)
-        try await assertRefused("manifest.json", saying: "a symbolic link") { out in
-            try FileManager.default.createSymbolicLink(atPath: out + "/manifest.json", withDestinationPath: elsewhere)
-        }
-        try await assertRefused("report.html", saying: "a symbolic link") { out in
-            try FileManager.default.createSymbolicLink(atPath: out + "/report.html", withDestinationPath: elsewhere)
+        try await assertRefused(".thumbs/journal.ndjson", saying: "a symbolic link") { out in
+            try FileManager.default.createSymbolicLink(atPath: out + "/.thumbs/journal.ndjson", withDestinationPath: elsewhere)
         }
         XCTAssertEqual(try String(contentsOfFile: elsewhere, encoding: .utf8), "keep me")
         try await assertRefused("manifest.json", saying: "a FIFO") { out in
             XCTAssertEqual(mkfifo(out + "/manifest.json", 0o644), 0)
         }
+        try await assertRefused("stats.json", saying: "a FIFO") { out in
+            XCTAssertEqual(mkfifo(out + "/stats.json", 0o644), 0)
+        }
+    }
+
+    /// A manifest.json that is a link is replaced by the new manifest (as
+    /// OutsideOutTests checks), and never read: a manifest elsewhere does
+    /// not make this run skip its images.
+    func testAManifestLinkIsNeitherReadNorFollowed() async throws {
+        let other = root + "/other"
+        _ = try await runThumbs([photos], out: other) { $0.size([64]) }
+        let out = root + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        // With the thumbnails there too, a manifest read through the link
+        // would make every image `unchanged`.
+        try FileManager.default.copyItem(atPath: other + "/64", toPath: out + "/64")
+        try FileManager.default.createSymbolicLink(atPath: out + "/manifest.json", withDestinationPath: other + "/manifest.json")
+        let before = try Data(contentsOf: URL(fileURLWithPath: other + "/manifest.json"))
+        let outcome = try await runThumbs([photos], out: out) { $0.size([64]) }
+        XCTAssertEqual(outcome.manifest?.items.map(\.status), [.ok, .ok, .ok], "the linked manifest was read")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: other + "/manifest.json")), before)
+        let kind = try FileManager.default.attributesOfItem(atPath: out + "/manifest.json")[.type] as? FileAttributeType
+        XCTAssertEqual(kind, .typeRegular)
     }
 
     /// From the binary: exit 3 and one line.
