@@ -116,6 +116,9 @@ final class HostileServerTests: XCTestCase {
             XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/stats.json"), bad)
             XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/report.html"), bad)
             XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/.thumbs/journal.ndjson"), "a finished run leaves no journal")
+            // A dry run lists the pages read and exits 3 as well.
+            let dry = try await runThumbs(["\(server.base)/list"], out: TestImages.temporaryDirectory()) { $0.dryRun = true }
+            XCTAssertEqual(dry.status, .fatal, bad)
         }
     }
 
