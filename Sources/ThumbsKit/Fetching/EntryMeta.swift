@@ -1,7 +1,8 @@
 import Foundation
 
-/// The scalar fields of one list entry (`meta` in the manifest), packed in
-/// one small byte array while the item waits to be processed.
+/// The scalar fields of one list entry (`meta` in the manifest, with the
+/// `_truncated` list of `MetaFieldLimit`), packed in one small byte array
+/// while the item waits to be processed.
 ///
 /// A list of a million entries holds a million of these at once. As a
 /// `[String: JSONValue]` each took about 400 bytes (a hash table, its keys,
@@ -43,6 +44,11 @@ public struct EntryMeta: Sendable, Hashable {
                 withUnsafeBytes(of: number.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
             case .bool(let flag):
                 bytes.append(flag ? Tag.yes.rawValue : Tag.no.rawValue)
+            case .array(let elements) where elements.allSatisfy({ $0.stringValue != nil }):
+                // `_truncated`'s list of names (`MetaFieldLimit`).
+                bytes.append(Tag.strings.rawValue)
+                Self.appendVarint(UInt64(elements.count), to: &bytes)
+                for element in elements { Self.appendString(element.stringValue ?? "", to: &bytes) }
             case .null, .array, .object:
                 bytes.append(Tag.null.rawValue)
             }
@@ -84,6 +90,9 @@ public struct EntryMeta: Sendable, Hashable {
             case .yes: fields[key] = .bool(true)
             case .no: fields[key] = .bool(false)
             case .null: fields[key] = .null
+            case .strings:
+                let count = Int(Self.varint(bytes, at: &index))
+                fields[key] = .array((0..<count).map { _ in .string(string()) })
             }
         }
         return fields
@@ -91,6 +100,8 @@ public struct EntryMeta: Sendable, Hashable {
 
     private enum Tag: UInt8 {
         case string, imageURL, integer, double, yes, no, null
+        /// An array of strings: its count, then each string.
+        case strings
     }
 
     private static func appendString(_ text: String, to bytes: inout [UInt8]) {

@@ -144,6 +144,7 @@ enum ListParser {
     /// `links`, `user` with its profile images…) are left out so that the
     /// manifest stays small; Unsplash's `user.name` becomes `author`, as in
     /// Picsum lists. Numeric fields feed the `source` summaries of stats.json.
+    /// Each field is kept up to 64 KiB (`MetaFieldLimit`).
     static func meta(of fields: [String: JSONValue]) -> [String: JSONValue] {
         var meta: [String: JSONValue] = [:]
         for (key, value) in fields {
@@ -155,7 +156,7 @@ enum ListParser {
         if meta["author"] == nil, case .string(let name)? = JSONValue.object(fields)[path: "user.name"] {
             meta["author"] = .string(name)
         }
-        return meta
+        return MetaFieldLimit.apply(to: meta)
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {

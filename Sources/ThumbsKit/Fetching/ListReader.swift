@@ -14,7 +14,10 @@ struct ListReader: Sendable {
 
     /// What a list SOURCE turned out to hold.
     enum Content: Sendable {
-        case entries([ListEntry])
+        /// `refused`: why the list ended at a `next` link thumbs does not
+        /// follow; the entries read until then are kept, and the run exits 3
+        /// once the manifest is written.
+        case entries([ListEntry], refused: String? = nil)
         /// The URL answered with an image: it is one image item.
         case image(url: String)
     }
@@ -27,6 +30,11 @@ struct ListReader: Sendable {
         let lower = source.lowercased()
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
             return try await readRemote(source)
+        }
+        // Only a regular file: a folder, a device or a FIFO named `*.json`
+        // is said to be one, never read (forever, or waiting for a writer).
+        if let kind = FileInfo.of(source)?.kind, kind != .regular {
+            throw .fatal("the photo list \(source) is \(kind.inWords), not a list file (JSON, NDJSON or one URL per line)")
         }
         // A JSON array is read from the file a megabyte at a time, never whole.
         if let entries = try? ListArrayStream.parse(file: source, urlField: urlField, base: nil) {
@@ -55,8 +63,11 @@ struct ListReader: Sendable {
     /// page number), a `next` already visited, or `--max-pages`. Picsum
     /// advertises `next` after its last page, so that page is read, found
     /// empty, and ends the list without an error. A 404 or 410 after the
-    /// first page ends it too; anything else unreadable is fatal, and so is a
-    /// `next` link that is not http(s) (named with the page that gave it).
+    /// first page ends it too; anything else unreadable is fatal. A `next`
+    /// link that thumbs does not follow (`RemoteURL.problem`) ends the list
+    /// too, keeping the pages read so far, with the refusal (naming the page
+    /// that gave the link) in `refused`: the run processes those pages and
+    /// exits 3 after writing the manifest (PRODUCT.md).
     /// Ctrl-C or SIGTERM while a page is read ends the read with exit 130.
     private func readRemote(_ url: String) async throws(RunError) -> Content {
         var entries: [ListEntry] = []
@@ -114,9 +125,12 @@ struct ListReader: Sendable {
             next = linkNext
             if let candidate = next, visited.contains(candidate) { break }
             if let candidate = next, let problem = RemoteURL.problem(candidate) {
-                // Fatal (exit 3) like any unreadable page, but the message
-                // names the page that gave the link, not a page that never was.
-                throw .fatal("page \(pages) of the photo list \(url) (\(pageURL)) has a Link rel=\"next\" that thumbs does not follow: \(problem)")
+                // The message names the page that gave the link, not a page
+                // that never was.
+                let read = entries.count == 1 ? "1 entry" : "\(entries.count) entries"
+                return .entries(entries, refused: "page \(pages) of the photo list \(url) (\(pageURL)) has a Link rel=\"next\" "
+                                + "that thumbs does not follow: \(problem); the list ends there, after \(read) on \(pages) "
+                                + (pages == 1 ? "page" : "pages"))
             }
             if next != nil { seen.formUnion(fresh) }
         }

@@ -11,6 +11,10 @@ enum ListSources {
         var items: [SourceItem]
         /// How many of `items` each source gave, in the order given.
         var counts: [Int] = []
+        /// Lists that ended at a `next` link thumbs refuses: one message
+        /// each, for the run to show and exit 3 on once the manifest is
+        /// written.
+        var refusals: [String] = []
         var fetcher: any RemoteFetching
         var counters: @Sendable () async -> DownloadCounters
     }
@@ -38,11 +42,14 @@ enum ListSources {
         }
         var items: [SourceItem] = []
         var counts: [Int] = []
+        var refusals: [String] = []
         do {
             for source in sources {
-                let more = try await self.items(of: source, reader: reader, options: options, console: console, standardInput: standardInput)
+                let (more, refused) = try await self.items(of: source, reader: reader, options: options, console: console,
+                                                           standardInput: standardInput)
                 counts.append(more.count)
                 if items.isEmpty { items = more } else { items += more }  // one list: no copy of a million items
+                if let refused { refusals.append(refused) }
             }
         } catch {
             await downloader.prefetcher?.discardRest()
@@ -50,7 +57,7 @@ enum ListSources {
             throw error
         }
         let fetcher = downloader
-        return Resolved(items: items, counts: counts, fetcher: fetcher, counters: {
+        return Resolved(items: items, counts: counts, refusals: refusals, fetcher: fetcher, counters: {
             await fetcher.prefetcher?.discardRest()
             return await session.finish()
         })
@@ -68,13 +75,13 @@ enum ListSources {
     private static func items(
         of source: String, reader: ListReader, options: RunOptions, console: Console,
         standardInput: @escaping @Sendable () async -> Data
-    ) async throws(RunError) -> [SourceItem] {
+    ) async throws(RunError) -> (items: [SourceItem], refused: String?) {
         let label = source == "-" ? "the list on standard input" : "the photo list \(source)"
         switch try await reader.read(source, standardInput: standardInput) {
         case .image(let url):
             let id = RemoteURL.lastSegment(of: url) ?? "image"
-            return [SourceItem(id: id, source: url, origin: .remote(url: url, meta: .empty))]
-        case .entries(let entries):
+            return ([SourceItem(id: id, source: url, origin: .remote(url: url, meta: .empty))], nil)
+        case .entries(let entries, let refused):
             if !entries.isEmpty, !entries.contains(where: { $0.url.map { RemoteURL.problem($0) == nil } ?? false }) {
                 let hint = options.urlField.map { "no entry has an http(s) URL in the field \($0)" }
                     ?? "no entry has an http(s) URL in \(ListParser.urlFieldGuesses.joined(separator: ", ")); --url-field PATH names the field"
@@ -83,13 +90,14 @@ enum ListSources {
             if entries.isEmpty {
                 console.event("list-empty", level: .warning, "\(label) holds no entries")
             }
-            return entries.enumerated().map { index, entry in
+            let items = entries.enumerated().map { index, entry in
                 let url = entry.url ?? ""
                 return SourceItem(
                     id: entry.itemID(position: index + 1),
                     source: url.isEmpty ? "\(source == "-" ? "stdin" : source)#\(index + 1)" : url,
                     origin: .remote(url: url, meta: entry.meta))
             }
+            return (items, refused)
         }
     }
 

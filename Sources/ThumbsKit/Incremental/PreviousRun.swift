@@ -21,7 +21,11 @@ struct PreviousRun: Sendable {
     static func load(manifestPath: String, journalPath: String, settings: OutputSettings) -> PreviousRun {
         var previous = PreviousRun()
         var manifest: Manifest?
-        if FileManager.default.fileExists(atPath: manifestPath) {
+        if FileInfo.of(pathBytes: Array(manifestPath.utf8), followLinks: false)?.kind == .symbolicLink {
+            // OUT's files are never read or written through a link: the new
+            // manifest replaces the link itself.
+            previous.unreadableManifest = "\(manifestPath) is a symbolic link, which thumbs does not follow"
+        } else if FileManager.default.fileExists(atPath: manifestPath) {
             do {
                 manifest = try JSONCoding.readManifest(at: manifestPath)
             } catch {

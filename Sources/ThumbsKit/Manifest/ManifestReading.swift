@@ -1,17 +1,10 @@
 import Foundation
 
 extension JSONCoding {
-    /// Reads a manifest, with a message a person understands when it cannot.
+    /// Reads a manifest, with a message a person understands when it cannot
+    /// (what the path is, when it is not a regular file: `ManifestFile`).
     public static func readManifest(at path: String) throws(RunError) -> Manifest {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw .usage("no manifest at \(path) (thumbs run writes OUT/manifest.json)")
-        }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw .usage("cannot read manifest \(path): \(error.localizedDescription)")
-        }
+        let data = try ManifestFile.read(path)
         do {
             let manifest = try ManifestLineReader.decode(data) ?? JSONDecoder().decode(Manifest.self, from: data)
             guard manifest.schema == Manifest.schemaName else {

@@ -39,7 +39,7 @@ public enum OutputNamer {
         var text = String(scalars).trimmingSpaces()
         while text.hasPrefix(".") { text = "_" + text.dropFirst() }
         if text.utf8.count > maxSegmentBytes {
-            let digest = fnv1a(segment)
+            let digest = FNV1a.hex32(segment)  // a short stable hash
             var cut = ""
             for character in text {
                 if cut.utf8.count + character.utf8.count > maxSegmentBytes - 9 { break }
@@ -149,17 +149,6 @@ public enum OutputNamer {
             placed = candidate
         }
         return placed + "/" + segments.last!
-    }
-
-    /// A short stable hash, for truncated names.
-    static func fnv1a(_ text: String) -> String {
-        var hash: UInt32 = 0x811C_9DC5
-        for byte in text.utf8 {
-            hash ^= UInt32(byte)
-            hash = hash &* 0x0100_0193
-        }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 8 - hex.count) + hex
     }
 }
 

@@ -64,6 +64,9 @@ public final class OutputDirectory: Sendable {
             throw .fatal("cannot lock output folder \(path): \(error.text); choose an --out on a local file system")
         }
         lockDescriptor = fd
+        if let problem = Self.ownFileProblem(in: absolute) {
+            throw .fatal("output folder \(path): \(problem)")
+        }
         // Only the lock holder reaches here, so every temporary file is stale.
         if let leftovers = try? FileManager.default.contentsOfDirectory(atPath: temporaryDirectory) {
             for name in leftovers { try? PathChanges.remove(name, inFolder: temporaryFolder) }
@@ -75,6 +78,42 @@ public final class OutputDirectory: Sendable {
         }
         try? FileDescriptor.close(probeFD)
         try? PathChanges.remove(probe, inFolder: stateFolder)
+    }
+
+    /// The files of OUT that thumbs replaces whole (a temporary file renamed
+    /// over them), and the journal, which it appends to. Each must be absent
+    /// or a regular file; a symbolic link is allowed where the file is
+    /// replaced (the rename replaces the link, never its target, and
+    /// `PreviousRun` does not read a manifest through one), not for the
+    /// journal.
+    static let replacedFiles = ["manifest.json", "stats.json", "report.html"]
+    static let journalName = ".thumbs/journal.ndjson"
+
+    /// Why OUT cannot be used as it is, checked when it is opened so that a
+    /// `manifest.json` that is a folder (or a FIFO…) stops the run before
+    /// the first image rather than after the last one. `.thumbs` and
+    /// `.thumbs/tmp` are checked as they are opened (`ContainedPath`).
+    private static func ownFileProblem(in root: String) -> String? {
+        for name in replacedFiles + [journalName] {
+            let info: FileInfo
+            do {
+                info = try FileInfo.lookup(pathBytes: Array((root + "/" + name).utf8), followLinks: false)
+            } catch {
+                if error == .noEntry { continue }
+                return "\(name): \(error.text); fix it or choose another --out"
+            }
+            switch info.kind {
+            case .regular:
+                continue
+            case .symbolicLink where name != journalName:
+                continue
+            case .symbolicLink:
+                return "\(name) is a symbolic link; thumbs never writes through links in OUT: remove it or choose another --out"
+            default:
+                return "\(name) is \(info.kind.inWords), not a file thumbs can read and replace: move it away or choose another --out"
+            }
+        }
+        return nil
     }
 
     deinit {

@@ -19,6 +19,19 @@ struct RunDiscovery {
         var downloadCounters: (@Sendable () async -> DownloadCounters)?
         /// With `--shard`: every item's shard, in the run's order (`ShardOrder`).
         var shardOrder: String?
+        /// Why the run exits 3 once its manifest, stats and report are
+        /// written (a list cut short at a `next` link thumbs refuses): one
+        /// line each, shown last.
+        var deferredFatal: [String] = []
+
+        /// `deferredFatal`, one error line each, and the status they make of
+        /// `status` (exit 3; an interruption still gives 130).
+        func finalStatus(_ status: ExitStatus, console: Console) -> ExitStatus {
+            for message in deferredFatal {
+                console.event("fatal", level: .error, message, fields: ["exitCode": .number(Double(ExitStatus.fatal.rawValue))])
+            }
+            return deferredFatal.isEmpty || status == .interrupted ? status : .fatal
+        }
     }
 
     /// A file SOURCE that is not there is a usage error before anything
@@ -45,6 +58,7 @@ struct RunDiscovery {
             listCounts = fetched.counts
             discovered.fetcher = fetched.fetcher
             discovered.downloadCounters = fetched.counters
+            discovered.deferredFatal = fetched.refusals
         }
         if fileCount == 0 {
             discovered.items = listItems

@@ -37,7 +37,9 @@ public struct ThumbsRun: Sendable {
         let discovery = RunDiscovery(options: options, console: console, interrupt: interrupt)
         if options.dryRun {
             let discovered = try await discovery.discover()
-            return DryRun(options: options, console: console).list(discovered.items, ignored: discovered.ignored)
+            var outcome = DryRun(options: options, console: console).list(discovered.items, ignored: discovered.ignored)
+            outcome.status = discovered.finalStatus(outcome.status, console: console)
+            return outcome
         }
         // OUT is locked before discovery: a second run into a held OUT exits
         // 3 at once, before it walks a folder or asks a server for a list.
@@ -74,20 +76,23 @@ public struct ThumbsRun: Sendable {
         // What follows builds the manifest, stats and report: let go of the
         // per-item structures the processing needed first (memory at 100k).
         records = []
-        // What lies below a folder that could not be read is unknown, not gone.
+        // What lies below a folder that could not be read is unknown, not
+        // gone; so is all that a list cut short at a refused `next` link
+        // would have held: nothing is pruned for it and the records stay.
+        let listCutShort = !discovered.deferredFatal.isEmpty
         let missing = RunManifest.gone(from: previous, items: items, shard: options.shard)
-        let gone = missing.filter { !discovered.unreadable.covers($0) }
+        let gone = listCutShort ? [] : missing.filter { !discovered.unreadable.covers($0) }
         items = []
         var pruneRefused = false
-        if options.prune, !interrupted {
+        if options.prune, !interrupted, !listCutShort {
             do {
                 try OutputPruner(out: out, console: console).prune(gone, previous: previous, keeping: finalItems, limit: options.maxPrune)
             } catch {
                 pruneRefused = true  // exit 3, once the thumbnails and the manifest are written
             }
         }
-        if pruneRefused || gone.count < missing.count {
-            let unseen = pruneRefused ? missing : missing.filter { discovered.unreadable.covers($0) }
+        if pruneRefused || listCutShort || gone.count < missing.count {
+            let unseen = pruneRefused || listCutShort ? missing : missing.filter { discovered.unreadable.covers($0) }
             finalItems += OutputPruner.unseenRecords(unseen, previous: previous)
         }
 
@@ -121,6 +126,8 @@ public struct ThumbsRun: Sendable {
             status = .interrupted
         } else if journalFailure != nil || pruneRefused {
             status = .fatal
+        } else if !discovered.deferredFatal.isEmpty {
+            status = .fatal  // said after the summary (`finalStatus`)
         } else if options.maxFailures.isExceeded(failed: statistics.counts.failed, total: manifest.items.count) {
             status = .failures
         } else {
@@ -129,6 +136,6 @@ public struct ThumbsRun: Sendable {
         let phases = RunLog.Phases(discover: discoverSeconds, load: loadSeconds, process: processSeconds,
                                    group: groupSeconds, write: writeSeconds)
         log.finish(statistics, out: out, gone: gone, interrupted: interrupted, status: status, phases: phases)
-        return Outcome(status: status, manifest: manifest, statistics: statistics)
+        return Outcome(status: discovered.finalStatus(status, console: console), manifest: manifest, statistics: statistics)
     }
 }

@@ -46,10 +46,27 @@ public enum PerceptualHash {
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
-    /// Parses 16 hex digits (either case); nil otherwise.
+    /// The one reading of a manifest's `phash` (PRODUCT.md: "16 hex
+    /// digits"): exactly 16 ASCII hex digits, either case, and nothing else
+    /// (no sign, space or `0x`, which `UInt64(_:radix:)` alone would let
+    /// through or take as a shorter hash); nil otherwise. `thumbs verify`
+    /// reports what this refuses, and look-alike grouping leaves it out.
     public static func parse(_ hex: String) -> UInt64? {
-        guard hex.utf8.count == 16 else { return nil }
-        return UInt64(hex, radix: 16)
+        var value: UInt64 = 0
+        var digits = 0
+        for byte in hex.utf8 {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            digits += 1
+            guard digits <= 16 else { return nil }
+            value = value << 4 | UInt64(digit)
+        }
+        return digits == 16 ? value : nil
     }
 
     /// The number of bits in which two hashes differ.

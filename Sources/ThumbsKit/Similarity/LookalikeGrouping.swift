@@ -23,7 +23,7 @@ public enum LookalikeGrouping {
         for index in items.indices { items[index].similarTo = nil }
         guard distance > 0 else { return LookalikeGroups.Summary() }
         let hashes: [UInt64?] = items.map { item in
-            item.status == .failed ? nil : item.phash.flatMap { UInt64($0, radix: 16) }
+            item.status == .failed ? nil : item.phash.flatMap(PerceptualHash.parse)
         }
         let matches = LookalikeGroups.assign(hashes, maxDistance: distance)
         for (index, match) in matches.enumerated() {

@@ -17,7 +17,7 @@ enum PlaceholderCheck {
         if let color = item.color, ReportWriter.safeColour(color) == nil {
             findings.append(VerifyFinding(.badPlaceholder, id: item.id, "color \(quoted(color)) is not #rrggbb (lower-case hex)"))
         }
-        if let phash = item.phash, !(phash.utf8.count == 16 && UInt64(phash, radix: 16) != nil) {
+        if let phash = item.phash, PerceptualHash.parse(phash) == nil {
             findings.append(VerifyFinding(.badPlaceholder, id: item.id, "phash \(quoted(phash)) is not 16 hex digits"))
         }
         return findings

@@ -5,7 +5,7 @@ import XCTest
 
 /// Issue 14, the network half, in-process: `--timeout` bounds a whole
 /// request even when the server trickles its body, and a `next` link that
-/// is not http(s) stops the run with a message naming the page.
+/// is not http(s) ends the list there, with exit 3 and a line naming the page.
 final class HostileServerTests: XCTestCase {
     private static let images = ImageStore()
 
@@ -90,8 +90,10 @@ final class HostileServerTests: XCTestCase {
         XCTAssertEqual(server.requests(to: "/a.jpg").count, 0)
     }
 
-    func testANextLinkThatIsNotHTTPStopsTheRunNamingThePage() async throws {
-        let image = Self.images.jpeg(width: 40, height: 30)
+    /// A `next` link thumbs refuses ends the list there (PRODUCT.md): the
+    /// pages read so far are processed and written, the refusal is one line
+    /// naming the page that gave the link, and the run exits 3.
+    func testARefusedNextLinkEndsTheListAfterThePagesReadThenExits3() async throws {
         for bad in ["ftp://127.0.0.1/list?page=3", "file:///etc/passwd"] {
             let server = try await startServer { request, base in
                 switch (request.path, request.query["page"]) {
@@ -99,22 +101,47 @@ final class HostileServerTests: XCTestCase {
                     return .json("[\"\(base)/1.jpg\",\"\(base)/2.jpg\"]", headers: [("Link", "<\(base)/list?page=2>; rel=\"next\"")])
                 case ("/list", "2"):
                     return .json("[\"\(base)/3.jpg\",\"\(base)/4.jpg\"]", headers: [("Link", "<\(bad)>; rel=\"next\"")])
-                default:
-                    return .image(image)
+                default:  // each its own size: no duplicates
+                    return .image(Self.images.jpeg(width: 40 + Int(request.path.utf8.dropFirst().first ?? 0), height: 30))
                 }
             }
             let out = TestImages.temporaryDirectory()
-            do {
-                _ = try await runThumbs(["\(server.base)/list"], out: out)
-                XCTFail("\(bad): the run went on")
-            } catch let error as RunError {
-                XCTAssertEqual(error.exitCode, .fatal, bad)
-                for part in ["page 2 of the photo list \(server.base)/list", "\(server.base)/list?page=2", bad, "only http and https"] {
-                    XCTAssertTrue(error.message.contains(part), "\(error.message) lacks \(part)")
-                }
-            }
+            let outcome = try await runThumbs(["\(server.base)/list"], out: out)
+            XCTAssertEqual(outcome.status, .fatal, bad)
             XCTAssertEqual(server.requests(to: "/list").count, 2, bad)
-            XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/manifest.json"), bad)
+            let manifest = try readManifest(out)
+            XCTAssertEqual(manifest.items.map(\.id), ["1.jpg", "2.jpg", "3.jpg", "4.jpg"], bad)
+            XCTAssertEqual(manifest.items.map(\.status), [.ok, .ok, .ok, .ok], bad)
+            XCTAssertNil(manifest.interrupted, bad)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/stats.json"), bad)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/report.html"), bad)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/.thumbs/journal.ndjson"), "a finished run leaves no journal")
+            // A dry run lists the pages read and exits 3 as well.
+            let dry = try await runThumbs(["\(server.base)/list"], out: TestImages.temporaryDirectory()) { $0.dryRun = true }
+            XCTAssertEqual(dry.status, .fatal, bad)
         }
+    }
+
+    /// The same through the binary: exit 3, and one line on stderr names the
+    /// refusal and the page that gave the link, after the summary.
+    func testARefusedNextLinkIsOneLineAndExit3FromTheBinary() async throws {
+        try ThumbsProcess.requireExecutable()
+        let bad = "ftp://127.0.0.1/list?page=2"
+        let server = try await startServer { request, base in
+            switch request.path {
+            case "/list": .json("[\"\(base)/1.jpg\",\"\(base)/2.jpg\"]", headers: [("Link", "<\(bad)>; rel=\"next\"")])
+            default: .image(Self.images.jpeg(width: 40 + Int(request.path.utf8.dropFirst().first ?? 0), height: 30))
+            }
+        }
+        let out = TestImages.temporaryDirectory()
+        let result = try ThumbsProcess.capture(["run", "\(server.base)/list", "--out", out, "--progress", "never"])
+        XCTAssertEqual(result.status, 3, result.stderr)
+        let lines = result.stderr.split(separator: "\n").filter { $0.contains(bad) }
+        XCTAssertEqual(lines.count, 1, result.stderr)
+        for part in ["page 1 of the photo list \(server.base)/list", "only http and https", "2 entries on 1 page"] {
+            XCTAssertTrue(lines.first?.contains(part) == true, "\(lines) lacks \(part)")
+        }
+        XCTAssertEqual(try readManifest(out).items.map(\.status), [.ok, .ok])
+        XCTAssertTrue(result.stderr.hasSuffix(lines.last.map { String($0) + "\n" } ?? "-"), "the refusal comes last:\n\(result.stderr)")
     }
 }

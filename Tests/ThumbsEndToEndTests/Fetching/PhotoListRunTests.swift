@@ -139,6 +139,37 @@ final class PhotoListRunTests: XCTestCase {
         XCTAssertEqual(server.requests.filter { $0.path.hasPrefix("/unsplash/img/small/") }.count, 4)
     }
 
+    /// A list entry's field of 1 MB reaches the manifest cut to 64 KiB, at
+    /// a character boundary, with the cut noted in `meta._truncated`
+    /// (PRODUCT.md, "Re-runs"); short fields and other entries are as given.
+    func testAMetaFieldOver64KiBIsCutAndTheCutNoted() async throws {
+        // "a" then 2-byte characters: byte 65,536 falls inside one, so the
+        // cut backs off to 65,535 bytes.
+        let long = "a" + String(repeating: "é", count: 500_000)
+        let server = try await startServer(extra: { request, base in
+            guard request.path == "/big.json" else { return nil }
+            return .json("""
+                [{"id": "big", "download_url": "\(base)/id/1/64/97", "description": "\(long)", "author": "A"},
+                 {"id": "small", "download_url": "\(base)/id/2/82/82", "description": "short"}]
+                """)
+        })
+        let out = TestImages.temporaryDirectory()
+        let outcome = try await runThumbs(["\(server.base)/big.json"], out: out) { $0.size([32]) }
+        XCTAssertEqual(outcome.status, .success)
+        let manifest = try readManifest(out)
+        let big = try XCTUnwrap(manifest.item("big")?.meta)
+        let kept = try XCTUnwrap(big["description"]?.stringValue)
+        XCTAssertEqual(kept.utf8.count, 65_535)
+        XCTAssertTrue(long.hasPrefix(kept))
+        XCTAssertEqual(big["_truncated"], .array([.string("description")]))
+        XCTAssertEqual(big["author"], .string("A"))
+        let small = try XCTUnwrap(manifest.item("small")?.meta)
+        XCTAssertEqual(small["description"], .string("short"))
+        XCTAssertNil(small["_truncated"])
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: out + "/manifest.json")[.size] as? Int)
+        XCTAssertLessThan(size, 200_000, "the 1 MB field was copied into the manifest")
+    }
+
     func testLocalListFilesAndStandardInput() async throws {
         let server = try await startServer()
         let folder = TestImages.temporaryDirectory()
@@ -321,6 +352,23 @@ final class PhotoListRunTests: XCTestCase {
         } catch let error as RunError {
             XCTAssertEqual(error.exitCode, .fatal)
             XCTAssertTrue(error.message.contains("bad.json does not parse"), error.message)
+        }
+    }
+
+    /// A list file that is a folder or a FIFO is named as such, at once.
+    func testAListFileThatIsNotARegularFileIsNamed() async throws {
+        let folder = TestImages.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder + "/list.json", withIntermediateDirectories: true)
+        XCTAssertEqual(mkfifo(folder + "/pipe.txt", 0o644), 0)
+        for (name, kind) in [("list.json", "a folder"), ("pipe.txt", "a FIFO")] {
+            do {
+                _ = try await runThumbs([folder + "/" + name], out: folder + "/out")
+                XCTFail("\(name): the run went on")
+            } catch let error as RunError {
+                XCTAssertEqual(error.exitCode, .fatal)
+                XCTAssertTrue(error.message.contains("the photo list \(folder)/\(name) is \(kind)"), error.message)
+                XCTAssertTrue(error.message.contains("not a list file"), error.message)
+            }
         }
     }
 

@@ -119,4 +119,31 @@ final class ListParserTests: XCTestCase {
         }
         XCTAssertGreaterThanOrEqual(policy.delay(afterAttempt: 1, retryAfter: 7), 7, "Retry-After is a floor")
     }
+
+    /// `MetaFieldLimit`: 64 KiB of UTF-8 per field name and value, cut
+    /// before a character that would be split, the cut fields listed.
+    func testMetaFieldsAreCutAt64KiBOnACharacterBoundary() throws {
+        let limit = MetaFieldLimit.maxBytes
+        XCTAssertEqual(limit, 65_536)
+        let exact = String(repeating: "x", count: limit)
+        XCTAssertEqual(MetaFieldLimit.cut(exact), exact)
+        XCTAssertEqual(MetaFieldLimit.cut(exact + "y"), exact)
+        // A 4-byte character across the limit is left out whole.
+        let emoji = String(repeating: "x", count: limit - 2) + "😀" + "z"
+        XCTAssertEqual(MetaFieldLimit.cut(emoji), String(repeating: "x", count: limit - 2))
+        let threes = String(repeating: "€", count: limit)  // 3 bytes each
+        XCTAssertEqual(MetaFieldLimit.cut(threes).utf8.count, limit - limit % 3)
+
+        let longName = String(repeating: "k", count: limit + 10)
+        let entries = try parse("""
+            [{"url": "https://e.com/1.jpg", "note": "\(exact)y", "title": "t", "\(longName)": 1, "likes": 3}]
+            """)
+        let meta = entries[0].meta.fields
+        XCTAssertEqual(meta["note"], .string(exact))
+        XCTAssertEqual(meta["title"], .string("t"))
+        XCTAssertEqual(meta["likes"], .number(3))
+        XCTAssertEqual(meta[String(repeating: "k", count: limit)], .number(1))
+        XCTAssertEqual(meta["_truncated"], .array([.string(String(repeating: "k", count: limit)), .string("note")]))
+        XCTAssertNil(try parse("[{\"url\": \"https://e.com/1.jpg\", \"note\": \"\(exact)\"}]")[0].meta["_truncated"])
+    }
 }
