@@ -54,6 +54,30 @@ public enum ImageSniffer {
         return imageExtensions.contains(name[name.index(after: dot)...].lowercased())
     }
 
+    /// "svg" when the bytes are XML whose `<svg` element comes after more
+    /// than `prefixLength` bytes of prologue (comments, a DOCTYPE), which
+    /// `format(of:)` does not look past.
+    static func svgFormat(of bytes: [UInt8]) -> String? {
+        isSVG(bytes) ? "svg" : nil
+    }
+
+    /// What the first bytes look like, for a message about a file that is
+    /// not an image: "the content is text", "the first 65536 bytes are all
+    /// zero" (a sparse or zero-filled file), or "it starts 50 4b 03 04".
+    static func describe(_ prefix: [UInt8]) -> String {
+        if prefix.isEmpty { return "it is empty" }
+        if prefix.allSatisfy({ $0 == 0 }) { return "its first \(prefix.count) bytes are all zero" }
+        let head = prefix.prefix(64)
+        if head.allSatisfy({ (0x20..<0x7F).contains($0) || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }) {
+            return "the content is text"
+        }
+        let hex = head.prefix(4).map { byte in
+            let digits = Array("0123456789abcdef")
+            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+        }
+        return "it starts " + hex.joined(separator: " ")
+    }
+
     private static func isSVG(_ b: [UInt8]) -> Bool {
         var text = String(decoding: b, as: UTF8.self)
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }

@@ -1,21 +1,24 @@
 import Foundation
 
-/// The bytes of one source file, read into memory.
+/// The bytes of one source file, read into memory, with their SHA-256.
 ///
 /// Files are read, never memory-mapped: a mapped file that is truncated
 /// while it is read (`cp` over it, a sync tool rewriting it in place) kills
 /// the whole process with SIGBUS, inside the hash or inside a decoder. A read
 /// sees the change instead, and the item fails alone: size and modification
-/// time are taken before and after the read, and when they differ, or the
-/// file ends early, the item fails with `io` ("changed while being read").
+/// time are taken before and after the read (`SourceFile`), and when they
+/// differ, or the file ends early, the item fails with `io` ("changed while
+/// being read").
+///
+/// The file is read in chunks of `chunk` bytes and each chunk is hashed as it
+/// arrives, while it is still in the cache: `digest` exists only when every
+/// byte was read and hashed (`SHA256Hex.Digest`). Between chunks the read
+/// asks whether the run was interrupted, so a signal never waits for a large
+/// file to be read.
 ///
 /// Files up to `largeFile` use recycled buffers (`BufferRecycler`); larger
 /// ones get a buffer of their own, given back to the system when done, so a
 /// rare huge file does not stay resident in the recycler.
-///
-/// Only regular files are read: a FIFO, a device or a socket fails at once
-/// (opened without blocking), so `/dev/zero` or a pipe nobody writes to can
-/// neither hang a run nor be read forever.
 ///
 /// Immutable after creation, so it may move between the pool and the task
 /// that waits for it.
@@ -23,6 +26,8 @@ public final class SourceBytes: @unchecked Sendable {
     private let base: UnsafeMutableRawPointer?
     private let storage: Storage
     public let count: Int
+    /// The SHA-256 of all `count` bytes.
+    let digest: SHA256Hex.Digest
 
     private enum Storage { case none, recycled, own(capacity: Int) }
 
@@ -31,39 +36,33 @@ public final class SourceBytes: @unchecked Sendable {
     /// file itself is never mapped.
     static let largeFile = 16 << 20
 
-    /// Points in `init(path:)` where tests change the file under the reader.
-    enum Stage: Sendable { case willOpen, opened, read }
+    /// Bytes read (and hashed) at a time.
+    static let chunk = 256 << 10
 
-    /// Called at every `Stage` with the path; nil except in tests.
-    static let testHook = TestHook()
+    /// When the run is interrupted, a read with more than this left is
+    /// abandoned (`SourceInterruption`); a shorter rest is read in well
+    /// under a second on any disk, and the image finishes.
+    static let abandonAbove = 8 << 20
 
-    /// Reads `path`. Throws `io` for a file that cannot be opened, is not a
-    /// regular file, or changes while it is read.
-    public init(path: String) throws(ItemError) {
-        Self.testHook.call(path, .willOpen)
-        // O_NONBLOCK: opening a FIFO must not wait for a writer.
-        let fd: Int32
-        do {
-            fd = try FileDescriptor.open(path, .readOnly, .nonBlocking)
-        } catch {
-            throw ItemError.io("cannot open \(path): \(error.text)")
-        }
-        defer { try? FileDescriptor.close(fd) }
-        let before: FileInfo
-        do {
-            before = try FileInfo.lookup(descriptor: fd)
-        } catch {
-            throw ItemError.io("cannot read \(path): \(error.text)")
-        }
-        guard before.kind == .regular else {
-            throw ItemError.io("cannot read \(path): \(Self.describe(before.kind)), not a regular file")
-        }
-        Self.testHook.call(path, .opened)
-        let size = Int(before.size)
+    /// Reads `path` whole. Throws `io` for a file that cannot be opened, is
+    /// not a regular file, or changes while it is read.
+    public convenience init(path: String) throws(ItemError) {
+        try self.init(reading: SourceFile(path: path), interrupt: nil)
+    }
+
+    /// Reads the rest of `file` (its prefix is already in memory), hashing it
+    /// as it goes. Throws `io` when the file changes during the read, and
+    /// `SourceInterruption.error` when `interrupt` is raised while more
+    /// than `abandonAbove` bytes remain.
+    init(reading file: SourceFile, interrupt: InterruptSignal?) throws(ItemError) {
+        let size = file.size
+        var hash = SHA256Hex.Stream()
         guard size > 0 else {
+            try file.checkUnchanged()
             base = nil
             storage = .none
             count = 0
+            digest = hash.finish()
             return
         }
         let buffer: UnsafeMutableRawPointer
@@ -72,7 +71,7 @@ public final class SourceBytes: @unchecked Sendable {
             do {
                 buffer = try AnonymousMemory.map(size)
             } catch {
-                throw ItemError.io("cannot read \(path): no memory for \(size) bytes (\(error.text))")
+                throw ItemError.io("cannot read \(file.path): no memory for \(size) bytes (\(error.text))")
             }
             owner = .own(capacity: size)
         } else {
@@ -82,32 +81,44 @@ public final class SourceBytes: @unchecked Sendable {
         func release() {
             if case .own(let capacity) = owner { AnonymousMemory.release(buffer, capacity) } else { BufferRecycler.shared.give(buffer) }
         }
-        var offset = 0
+        let prefix = file.prefix
+        prefix.withUnsafeBytes { raw in
+            buffer.copyMemory(from: raw.baseAddress!, byteCount: raw.count)
+            hash.update(raw)
+        }
+        var offset = prefix.count
         while offset < size {
+            if let interrupt, size - offset > Self.abandonAbove, interrupt.isRaised {
+                release()
+                throw SourceInterruption.error
+            }
+            let piece = UnsafeMutableRawBufferPointer(start: buffer + offset, count: min(Self.chunk, size - offset))
             let n: Int
             do {
-                n = try FileDescriptor.read(fd, into: buffer + offset, count: size - offset)
+                n = try file.read(into: piece, at: offset)
             } catch {
                 release()
-                throw ItemError.io("cannot read \(path): \(error.text)")
+                throw error
             }
-            if n == 0 {
-                release()
-                throw Self.changed(path, detail: "it ended after \(offset) of \(size) bytes")
-            }
+            hash.update(UnsafeRawBufferPointer(rebasing: piece[0..<n]))
             offset += n
+            if n < piece.count {
+                release()
+                throw SourceFile.changed(file.path, detail: "it ended after \(offset) of \(size) bytes")
+            }
+            file.hook?.body(file.path, .chunk)
         }
-        Self.testHook.call(path, .read)
-        let after = FileInfo.of(descriptor: fd)
-        if after?.size != before.size || after?.modifiedSeconds != before.modifiedSeconds
-            || after?.modifiedNanoseconds != before.modifiedNanoseconds {
+        file.hook?.body(file.path, .read)
+        do {
+            try file.checkUnchanged()
+        } catch {
             release()
-            throw Self.changed(path, detail: after?.size != before.size
-                ? "its size went from \(before.size) to \(after?.size ?? 0) bytes" : "it was modified")
+            throw error
         }
         base = buffer
         storage = owner
         count = size
+        digest = hash.finish()
     }
 
     deinit {
@@ -125,42 +136,6 @@ public final class SourceBytes: @unchecked Sendable {
 
     /// Hex SHA-256 of the bytes.
     public func sha256() -> String {
-        withBytes { SHA256Hex.of($0) }
-    }
-
-    private static func changed(_ path: String, detail: String) -> ItemError {
-        ItemError.io("\(path) changed while being read (\(detail)); it is read again on the next run")
-    }
-
-    private static func describe(_ kind: FileInfo.Kind) -> String {
-        switch kind {
-        case .fifo: "a FIFO (named pipe)"
-        case .characterDevice: "a character device"
-        case .blockDevice: "a block device"
-        case .socket: "a socket"
-        case .directory: "a folder"
-        default: "a special file"
-        }
-    }
-
-    /// A closure tests install to act between the steps of a read (truncate
-    /// the file after it was opened, delete it before). Unset in a real run:
-    /// then each call costs one lock.
-    final class TestHook: @unchecked Sendable {
-        private let lock = NSLock()
-        private var body: (@Sendable (String, Stage) -> Void)?
-
-        func set(_ body: (@Sendable (String, Stage) -> Void)?) {
-            lock.lock()
-            self.body = body
-            lock.unlock()
-        }
-
-        func call(_ path: String, _ stage: Stage) {
-            lock.lock()
-            let body = self.body
-            lock.unlock()
-            body?(path, stage)
-        }
+        digest.hex
     }
 }

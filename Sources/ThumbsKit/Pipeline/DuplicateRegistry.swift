@@ -2,6 +2,10 @@
 ///
 /// The first item with a given SHA-256 leads and decodes; the others wait for
 /// its outcome and then only link or copy its outputs under their own names.
+///
+/// Keys are `SHA256Hex.Digest`s, which only a hash of every byte can make:
+/// a read or hash that failed has no digest, so it can never be taken for
+/// another file's bytes.
 actor DuplicateRegistry {
     struct Outcome: Sendable {
         var leaderID: String
@@ -24,9 +28,9 @@ actor DuplicateRegistry {
         case done(Outcome)
     }
 
-    private var entries: [String: Entry] = [:]
+    private var entries: [SHA256Hex.Digest: Entry] = [:]
 
-    func claim(_ sha256: String) async -> Claim {
+    func claim(_ sha256: SHA256Hex.Digest) async -> Claim {
         switch entries[sha256] {
         case nil:
             entries[sha256] = .running(waiters: [])
@@ -45,10 +49,17 @@ actor DuplicateRegistry {
         }
     }
 
-    func finish(_ sha256: String, _ outcome: Outcome) {
+    func finish(_ sha256: SHA256Hex.Digest, _ outcome: Outcome) {
         if case .running(let waiters) = entries[sha256] {
             for waiter in waiters { waiter.resume(returning: outcome) }
         }
         entries[sha256] = .done(outcome)
+    }
+
+    /// Claims of `sha256` waiting for its leader's outcome right now (tests
+    /// use it to know the followers are waiting before the leader finishes).
+    func waiting(for sha256: SHA256Hex.Digest) -> Int {
+        if case .running(let waiters) = entries[sha256] { return waiters.count }
+        return 0
     }
 }

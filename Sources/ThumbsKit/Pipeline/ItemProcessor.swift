@@ -1,7 +1,7 @@
 import Foundation
 
-/// Does the work of one item: checks whether it is unchanged, reads and
-/// hashes it, decodes it once (or links the outputs of an identical source),
+/// Does the work of one item: checks whether it is unchanged, sniffs it and
+/// reads its header, reads and hashes it, decodes it once (or links the outputs of an identical source),
 /// writes its thumbnails, and returns its manifest record.
 ///
 /// Every blocking step runs on one of the run's `BlockingPool`s; this type
@@ -10,14 +10,14 @@ struct ItemProcessor: Sendable {
     let settings: OutputSettings
     let limits: DecodeLimits
     let out: OutputDirectory
-    /// `--jobs` threads for CPU work: hashing and decoding.
+    /// `--jobs` threads for CPU work: decoding.
     let decoders: BlockingPool
     /// `--jobs` threads that resize and encode what the decode threads
     /// decoded (`Thumbnailer.finish`), so that a decode thread goes on to the
     /// next image instead of waiting for libvips's workers.
     let finishers: BlockingPool
-    /// Threads for file work: reading sources, checking earlier outputs, and
-    /// writing thumbnails. A write ends in an fsync (a run must survive power
+    /// Threads for file work: reading sources (and hashing each chunk as it
+    /// arrives), checking earlier outputs, and writing thumbnails. A write ends in an fsync (a run must survive power
     /// loss) and a read can miss the page cache; both wait on the disk for
     /// milliseconds, which on the decode threads left a core idle.
     let io: BlockingPool
@@ -36,6 +36,11 @@ struct ItemProcessor: Sendable {
     let sharedSizes: Set<Int64>
     /// Fetches remote items to a local file; nil when there are no lists.
     let fetcher: (any RemoteFetching)?
+    /// Ctrl-C and SIGTERM: a long source read stops for them
+    /// (`SourceInterruption`).
+    var interrupt: InterruptSignal? = nil
+    /// Bytes of large sources held in memory at once (`SourceLimits`).
+    let sourceMemory = MemoryBudget(capacity: SourceLimits.largestForThisMachine)
 
     func process(_ item: SourceItem) async -> ManifestItem {
         let clock = ContinuousClock.now
@@ -51,14 +56,11 @@ struct ItemProcessor: Sendable {
         case .file(let path, let size, let modified):
             if !force, let record = await unchanged(item) { return record }
             return await sources.withPermit {
-                do {
-                    let bytes = try await io.run { () throws(ItemError) -> SourceBytes in try SourceBytes(path: path) }
+                await withSource(item, path: path) { bytes in
                     var record = await decodeOnce(item, bytes: bytes)
                     record.bytes = Int64(bytes.count)
                     record.modified = size == Int64(bytes.count) ? modified : fileStatus(path)?.modified
                     return record
-                } catch {
-                    return failed(item, (error as? ItemError) ?? .io("\(path): \(error)"))
                 }
             }
         case .remote:
@@ -91,19 +93,15 @@ struct ItemProcessor: Sendable {
             return record
         case .downloaded(let file, let download):
             defer { try? PathChanges.remove(file) }
-            return await sources.withPermit {
-                do {
-                    let bytes = try await io.run { () throws(ItemError) -> SourceBytes in try SourceBytes(path: file) }
+            var record = await sources.withPermit {
+                await withSource(item, path: file) { bytes in
                     var record = await decodeOnce(item, bytes: bytes)
                     record.bytes = Int64(bytes.count)
-                    record.download = download
-                    return record
-                } catch {
-                    var record = failed(item, (error as? ItemError) ?? .io("\(error)"))
-                    record.download = download
                     return record
                 }
             }
+            record.download = download
+            return record
         }
     }
 
@@ -142,10 +140,54 @@ struct ItemProcessor: Sendable {
         return wanted == recorded ? recorded : nil
     }
 
+    // MARK: - Reading
+
+    /// Reads the source at `path` and hands its bytes to `body`, or returns
+    /// the item's failure. On the I/O pool: open the file and read its first
+    /// bytes, sniff them (a file that is not an image fails here, having
+    /// cost one small read), read the header and check the limits
+    /// (`SourceLimits`: pixels, and bytes a file of its kind can hold), then,
+    /// with room for a large file in `sourceMemory`, read the rest, hashing
+    /// it chunk by chunk and stopping for a signal.
+    private func withSource(
+        _ item: SourceItem, path: String, _ body: (SourceBytes) async -> ManifestItem
+    ) async -> ManifestItem {
+        let hook = SourceReadHook.current
+        let limits = SourceLimits(maxPixels: self.limits.maxPixels), name = item.source, interrupt = self.interrupt
+        let file: SourceFile
+        do {
+            file = try await io.run { () throws(ItemError) -> SourceFile in
+                let file = try SourceFile(path: path, hook: hook)
+                guard file.size > 0 else { throw ItemError.decode("the file is empty (0 bytes)") }
+                guard let header = try SourceHeader.read(file) else {
+                    throw ItemError.unsupported("not an image: \(name) (\(ImageSniffer.describe(file.prefix)))")
+                }
+                try limits.check(header, size: file.size, name: name)
+                return file
+            }
+        } catch {
+            return failed(item, (error as? ItemError) ?? .io("\(path): \(error)"))
+        }
+        let reserved = file.size > SourceBytes.largeFile ? await sourceMemory.reserve(file.size) : 0
+        let record: ManifestItem
+        do {
+            let bytes = try await io.run { () throws(ItemError) -> SourceBytes in
+                try SourceBytes(reading: file, interrupt: interrupt)
+            }
+            record = await body(bytes)
+        } catch {
+            record = failed(item, (error as? ItemError) ?? .io("\(path): \(error)"))
+        }
+        await sourceMemory.release(reserved)
+        return record
+    }
+
     // MARK: - Decoding once
 
     private func decodeOnce(_ item: SourceItem, bytes: SourceBytes) async -> ManifestItem {
-        let sha = (try? await decoders.run { bytes.sha256() }) ?? ""
+        // The digest of every byte, made by the read itself: no hash, no
+        // bytes, no item (a failed read failed the item before this).
+        let sha = bytes.digest
         if case .file(_, let size, _) = item.origin, !sharedSizes.contains(size) {
             return record(item, sha: sha, outcome: await render(item, bytes: bytes), status: .ok)
         }
@@ -236,9 +278,9 @@ struct ItemProcessor: Sendable {
 
     // MARK: - Records
 
-    private func record(_ item: SourceItem, sha: String, outcome: DuplicateRegistry.Outcome, status: ItemStatus) -> ManifestItem {
+    private func record(_ item: SourceItem, sha: SHA256Hex.Digest, outcome: DuplicateRegistry.Outcome, status: ItemStatus) -> ManifestItem {
         var record = ManifestItem(id: item.id, source: item.source, status: outcome.error == nil ? status : .failed)
-        record.sha256 = sha.isEmpty ? nil : sha
+        record.sha256 = sha.hex
         record.format = outcome.info?.format
         record.width = outcome.info?.width
         record.height = outcome.info?.height

@@ -43,7 +43,7 @@ struct ProcessingWindow {
             memory: MemoryBudget(capacity: DirectJPEG.memoryBudget * jobs),
             sources: AsyncSemaphore(permits: Self.sourcesInMemory(jobs: jobs)),
             previous: previous, force: options.force,
-            sharedSizes: Self.sharedSizes(items), fetcher: fetcher
+            sharedSizes: Self.sharedSizes(items), fetcher: fetcher, interrupt: interrupt
         )
         // Tasks in flight: per decoder, one image decoding, one read and
         // waiting, one being written and one more, so a decoder never waits
@@ -61,7 +61,8 @@ struct ProcessingWindow {
                 next += 1
             }
             while let (index, record) = await group.next() {
-                if RemoteInterruption.isAbandoned(record) { continue }  // not reached: left off the record
+                // Not reached: left off the record.
+                if RemoteInterruption.isAbandoned(record) || SourceInterruption.isAbandoned(record) { continue }
                 records[index] = record
                 if record.status != .unchanged {
                     journal.append(record)

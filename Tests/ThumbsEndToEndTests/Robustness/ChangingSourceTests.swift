@@ -8,10 +8,11 @@ import XCTest
 /// the manifest is written; a FIFO or a device as a source neither hangs the
 /// run nor is read forever.
 ///
-/// `SourceBytes.testHook` runs between the steps of a read: after the file
-/// is opened and its size taken, the test truncates it, exactly what `cp`
-/// over a file does to a reader (which, when the file was memory-mapped,
-/// killed the process with SIGBUS).
+/// A `SourceReadHook` runs between the steps of a read: after the file is
+/// opened and its size taken, the test truncates it, exactly what `cp` over
+/// a file does to a reader (which, when the file was memory-mapped, killed
+/// the process with SIGBUS). The hook is a task-local value around the run
+/// (`runReading(_:)`), never a global of the product.
 final class ChangingSourceTests: TemporaryFolderTestCase {
     var source: String { root + "/in" }
     var out: String { root + "/out" }
@@ -20,11 +21,6 @@ final class ChangingSourceTests: TemporaryFolderTestCase {
     override func setUp() {
         super.setUp()
         TestImages.write(source + "/small.jpg", width: 320, height: 240)
-    }
-
-    override func tearDown() {
-        SourceBytes.testHook.set(nil)
-        super.tearDown()
     }
 
     /// An uncompressed TIFF larger than the size that used to be mapped.
@@ -36,18 +32,24 @@ final class ChangingSourceTests: TemporaryFolderTestCase {
         return path
     }
 
-    /// Installs a hook that acts once on the file named `name` at `stage`.
-    func when(_ name: String, _ stage: SourceBytes.Stage, _ action: @escaping @Sendable (String) -> Void) {
+    /// A hook that acts on the file named `name` at `stage`.
+    func when(_ name: String, _ stage: SourceReadHook.Stage, _ action: @escaping @Sendable (String) -> Void) -> SourceReadHook {
         let target = source + "/" + name
-        SourceBytes.testHook.set { path, at in
+        return SourceReadHook { path, at in
             if at == stage && path == target { action(path) }
+        }
+    }
+
+    /// A run over `source` with `hook` acting on its reads.
+    func runReading(_ hook: SourceReadHook) async throws -> ThumbsRun.Outcome {
+        try await SourceReadHook.$current.withValue(hook) {
+            try await runThumbs([source], out: out) { $0.maxFailures = .percent(100) }
         }
     }
 
     func testLargeSourceTruncatedWhileReadFailsAloneAndTheManifestIsWritten() async throws {
         writeLargeImage("large.tif")
-        when("large.tif", .opened) { path in _ = truncate(path, 4096) }
-        let outcome = try await runThumbs([source], out: out) { $0.maxFailures = .percent(100) }
+        let outcome = try await runReading(when("large.tif", .opened) { path in _ = truncate(path, 4096) })
         XCTAssertEqual(outcome.status, .success)
         let manifest = try readManifest(out)
         let large = try XCTUnwrap(manifest.item("large.tif"))
@@ -58,7 +60,6 @@ final class ChangingSourceTests: TemporaryFolderTestCase {
         XCTAssertEqual(try fm.contentsOfDirectory(atPath: out + "/.thumbs/tmp"), [])
 
         // Once the file is whole again, the next run makes its thumbnail.
-        SourceBytes.testHook.set(nil)
         writeLargeImage("large.tif")
         let again = try await runThumbs([source], out: out)
         XCTAssertEqual(again.manifest?.item("large.tif")?.status, .ok)
@@ -77,11 +78,10 @@ final class ChangingSourceTests: TemporaryFolderTestCase {
 
     func testSourceRewrittenInPlaceDuringTheReadIsCaught() async throws {
         // Same size, new modification time: a sync tool rewriting the file.
-        when("small.jpg", .read) { path in
+        let outcome = try await runReading(when("small.jpg", .read) { path in
             var times = [timespec(tv_sec: 1_000_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000_000, tv_nsec: 0)]
             _ = utimensat(AT_FDCWD, path, &times, 0)
-        }
-        let outcome = try await runThumbs([source], out: out) { $0.maxFailures = .percent(100) }
+        })
         let small = try XCTUnwrap(outcome.manifest?.item("small.jpg"))
         XCTAssertEqual(small.status, .failed)
         XCTAssertEqual(small.error?.code, "io")
@@ -89,13 +89,12 @@ final class ChangingSourceTests: TemporaryFolderTestCase {
     }
 
     func testSourceThatGrowsDuringTheReadIsCaught() async throws {
-        when("small.jpg", .read) { path in
+        let outcome = try await runReading(when("small.jpg", .read) { path in
             let handle = FileHandle(forWritingAtPath: path)
             handle?.seekToEndOfFile()
             handle?.write(Data(repeating: 0, count: 1000))
             try? handle?.close()
-        }
-        let outcome = try await runThumbs([source], out: out) { $0.maxFailures = .percent(100) }
+        })
         let small = try XCTUnwrap(outcome.manifest?.item("small.jpg"))
         XCTAssertEqual(small.error?.code, "io")
         XCTAssertTrue(small.error?.message.contains("changed while being read") ?? false, small.error?.message ?? "")
@@ -103,8 +102,7 @@ final class ChangingSourceTests: TemporaryFolderTestCase {
 
     func testSourceDeletedBeforeItIsReadFailsWithIO() async throws {
         TestImages.write(source + "/other.jpg", width: 100, height: 80)
-        when("small.jpg", .willOpen) { path in unlink(path) }
-        let outcome = try await runThumbs([source], out: out) { $0.maxFailures = .percent(100) }
+        let outcome = try await runReading(when("small.jpg", .willOpen) { path in unlink(path) })
         let small = try XCTUnwrap(outcome.manifest?.item("small.jpg"))
         XCTAssertEqual(small.status, .failed)
         XCTAssertEqual(small.error?.code, "io")
@@ -114,8 +112,7 @@ final class ChangingSourceTests: TemporaryFolderTestCase {
 
     func testSourceDeletedAfterItWasOpenedIsStillRead() async throws {
         // Deleting a name does not change the open file: it is read whole.
-        when("small.jpg", .opened) { path in unlink(path) }
-        let outcome = try await runThumbs([source], out: out)
+        let outcome = try await runReading(when("small.jpg", .opened) { path in unlink(path) })
         XCTAssertEqual(outcome.manifest?.item("small.jpg")?.status, .ok)
     }
 

@@ -15,9 +15,9 @@ final class HostileInputTests: XCTestCase {
         // freed goes back to the system first, then the peak restarts.
         MemoryTrim.releaseFreePages()
         let peakReset = Self.resetPeakRSS()
-        SourceBytes.testHook.set(HostileCorpus.hook(for: root + "/in"))
-        defer { SourceBytes.testHook.set(nil) }
-        let outcome = try await runThumbs([root + "/in"], out: root + "/out") { $0.maxFailures = .percent(100) }
+        let outcome = try await SourceReadHook.$current.withValue(HostileCorpus.hook(for: root + "/in")) {
+            try await runThumbs([root + "/in"], out: root + "/out") { $0.maxFailures = .percent(100) }
+        }
         XCTAssertEqual(outcome.status, .success)
         let manifest = try readManifest(root + "/out")
         XCTAssertEqual(Set(manifest.items.map(\.id)), Set(expect.keys), "every named file is exactly one item")

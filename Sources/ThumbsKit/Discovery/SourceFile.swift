@@ -1,0 +1,148 @@
+/// A source file held open: its first bytes, any byte range, and finally the
+/// whole of it (`SourceBytes`), all through one descriptor.
+///
+/// This is the handle the pipeline looks at a file through before it
+/// decides to read it: `ItemProcessor` sniffs `prefix`, reads the header
+/// (`SourceHeader`, which follows JPEG segments and TIFF directories with
+/// `bytes(at:count:)`), checks the limits (`SourceLimits`), and only then
+/// reads the rest. A 20 GB file that is not an image costs one 64 KiB read.
+///
+/// Files are read, never memory-mapped (see `SourceBytes`). Only regular
+/// files are opened for good: the open itself does not block (a FIFO with no
+/// writer returns at once) and anything but a regular file fails with `io`.
+/// Size and modification time are taken at the open; `checkUnchanged`
+/// compares them after the last read.
+///
+/// Immutable after creation (reads use `pread`, which keeps no position), so
+/// it may move between the pool and the task that waits for it.
+final class SourceFile: @unchecked Sendable {
+    let path: String
+    /// Bytes, as `fstat` said at the open.
+    let size: Int
+    /// The first `prefixLength` bytes (fewer in a shorter file).
+    let prefix: [UInt8]
+    let hook: SourceReadHook?
+    private let fd: Int32
+    private let before: FileInfo
+
+    /// What is read before anything is decided: enough for every signature
+    /// and for most headers (a JPEG's SOF usually follows less than 64 KiB
+    /// of Exif and ICC; `SourceHeader` reads further by byte ranges).
+    static let prefixLength = 64 << 10
+
+    /// Opens `path` and reads its first bytes. Throws `io` for a file that
+    /// cannot be opened or read, or is not a regular file.
+    init(path: String, hook: SourceReadHook? = nil) throws(ItemError) {
+        self.path = path
+        self.hook = hook
+        hook?.body(path, .willOpen)
+        // O_NONBLOCK: opening a FIFO must not wait for a writer.
+        let fd: Int32
+        do {
+            fd = try FileDescriptor.open(path, .readOnly, .nonBlocking)
+        } catch {
+            throw ItemError.io("cannot open \(path): \(error.text)")
+        }
+        let info: FileInfo
+        do {
+            info = try FileInfo.lookup(descriptor: fd)
+        } catch {
+            try? FileDescriptor.close(fd)
+            throw ItemError.io("cannot read \(path): \(error.text)")
+        }
+        guard info.kind == .regular else {
+            try? FileDescriptor.close(fd)
+            throw ItemError.io("cannot read \(path): \(Self.describe(info.kind)), not a regular file")
+        }
+        self.fd = fd
+        before = info
+        size = Int(info.size)
+        hook?.body(path, .opened)
+        let first: [UInt8]
+        do {
+            first = try Self.bytes(fd, at: 0, count: min(size, Self.prefixLength), path: path)
+        } catch {
+            try? FileDescriptor.close(fd)
+            throw error
+        }
+        if first.count < min(size, Self.prefixLength) {
+            try? FileDescriptor.close(fd)
+            throw Self.changed(path, detail: "it ended after \(first.count) of \(size) bytes")
+        }
+        prefix = first
+    }
+
+    deinit { try? FileDescriptor.close(fd) }
+
+    /// Up to `count` bytes at `offset`: fewer at the end of the file, none
+    /// past it. From `prefix` when it holds them.
+    func bytes(at offset: Int, count: Int) throws(ItemError) -> [UInt8] {
+        guard offset >= 0, count > 0, offset < size else { return [] }
+        let count = min(count, size - offset)
+        if offset + count <= prefix.count { return Array(prefix[offset..<offset + count]) }
+        return try Self.bytes(fd, at: offset, count: count, path: path)
+    }
+
+    /// Fills `buffer` from `offset`, in as many reads as it takes; returns
+    /// the bytes read, fewer only at the end of the file.
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(ItemError) -> Int {
+        try Self.fill(fd, buffer, at: offset, path: path)
+    }
+
+    /// Throws `io` ("changed while being read") when the file's size or
+    /// modification time is no longer what it was at the open.
+    func checkUnchanged() throws(ItemError) {
+        let after = FileInfo.of(descriptor: fd)
+        if after?.size != before.size || after?.modifiedSeconds != before.modifiedSeconds
+            || after?.modifiedNanoseconds != before.modifiedNanoseconds {
+            throw Self.changed(path, detail: after?.size != before.size
+                ? "its size went from \(before.size) to \(after?.size ?? 0) bytes" : "it was modified")
+        }
+    }
+
+    static func changed(_ path: String, detail: String) -> ItemError {
+        ItemError.io("\(path) changed while being read (\(detail)); it is read again on the next run")
+    }
+
+    /// Up to `count` bytes at `offset`, fewer only at the end of the file.
+    private static func bytes(_ fd: Int32, at offset: Int, count: Int, path: String) throws(ItemError) -> [UInt8] {
+        var failure: ItemError?
+        let out = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            do throws(ItemError) {
+                initialized = try fill(fd, UnsafeMutableRawBufferPointer(buffer), at: offset, path: path)
+            } catch {
+                failure = error
+                initialized = 0
+            }
+        }
+        if let failure { throw failure }
+        return out
+    }
+
+    private static func fill(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int, path: String) throws(ItemError) -> Int {
+        guard let base = buffer.baseAddress else { return 0 }
+        var done = 0
+        while done < buffer.count {
+            let n: Int
+            do {
+                n = try FileDescriptor.read(fd, into: base + done, count: buffer.count - done, at: offset + done)
+            } catch {
+                throw ItemError.io("cannot read \(path): \(error.text)")
+            }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
+    private static func describe(_ kind: FileInfo.Kind) -> String {
+        switch kind {
+        case .fifo: "a FIFO (named pipe)"
+        case .characterDevice: "a character device"
+        case .blockDevice: "a block device"
+        case .socket: "a socket"
+        case .directory: "a folder"
+        default: "a special file"
+        }
+    }
+}
