@@ -39,6 +39,9 @@ struct ItemProcessor: Sendable {
     /// Ctrl-C and SIGTERM: a long source read stops for them
     /// (`SourceInterruption`).
     var interrupt: InterruptSignal? = nil
+    /// `--allow-untrusted`: content the sniffer does not know is handed to
+    /// libvips (ImageMagick among its loaders) instead of failing unread.
+    var allowUntrusted = false
     /// Bytes of large sources held in memory at once (`SourceLimits`).
     let sourceMemory = MemoryBudget(capacity: SourceLimits.largestForThisMachine)
 
@@ -154,12 +157,13 @@ struct ItemProcessor: Sendable {
     ) async -> ManifestItem {
         let hook = SourceReadHook.current
         let limits = SourceLimits(maxPixels: self.limits.maxPixels), name = item.source, interrupt = self.interrupt
+        let allowUntrusted = self.allowUntrusted
         let file: SourceFile
         do {
             file = try await io.run { () throws(ItemError) -> SourceFile in
                 let file = try SourceFile(path: path, hook: hook)
                 guard file.size > 0 else { throw ItemError.decode("the file is empty (0 bytes)") }
-                guard let header = try SourceHeader.read(file) else {
+                guard let header = try SourceHeader.read(file) ?? (allowUntrusted ? SourceHeader(format: "unknown") : nil) else {
                     throw ItemError.unsupported("not an image: \(name) (\(ImageSniffer.describe(file.prefix)))")
                 }
                 try limits.check(header, size: file.size, name: name)

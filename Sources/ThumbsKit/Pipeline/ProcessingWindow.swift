@@ -43,7 +43,8 @@ struct ProcessingWindow {
             memory: MemoryBudget(capacity: DirectJPEG.memoryBudget * jobs),
             sources: AsyncSemaphore(permits: Self.sourcesInMemory(jobs: jobs)),
             previous: previous, force: options.force,
-            sharedSizes: Self.sharedSizes(items), fetcher: fetcher, interrupt: interrupt
+            sharedSizes: Self.sharedSizes(items), fetcher: fetcher, interrupt: interrupt,
+            allowUntrusted: options.allowUntrusted
         )
         // Tasks in flight: per decoder, one image decoding, one read and
         // waiting, one being written and one more, so a decoder never waits
