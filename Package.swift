@@ -60,12 +60,21 @@ let package = Package(
         // swift-argument-parser's ArgumentParserTestHelpers) because test
         // targets cannot depend on one another; it uses ThumbsKit's public
         // API only (no @testable import), so release builds compile it too.
+        // C helpers for the tests only (libvips file I/O, pixel means, the
+        // parsers of untrusted bytes run against a guard page): kept out of
+        // CVipsShim so that the product does not ship them.
+        .target(
+            name: "CThumbsTestShim",
+            dependencies: ["CVips", "CVipsShim"],
+            path: "Tests/CThumbsTestShim"
+        ),
         .target(
             name: "ThumbsTestSupport",
             dependencies: [
                 "ThumbsKit",
                 "CVips",
                 "CVipsShim",
+                "CThumbsTestShim",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -76,7 +85,7 @@ let package = Package(
         // one rule at a time (`make test-unit` runs these alone).
         .testTarget(
             name: "ThumbsKitTests",
-            dependencies: ["ThumbsKit", "ThumbsTestSupport", "CVips", "CVipsShim"]
+            dependencies: ["ThumbsKit", "ThumbsTestSupport", "CVips", "CVipsShim", "CThumbsTestShim"]
         ),
         // Whole runs on generated images and loopback servers, in process or
         // through the built binary (kill -9, signals), and `make install`.
@@ -87,6 +96,7 @@ let package = Package(
                 "ThumbsTestSupport",
                 "CVips",
                 "CVipsShim",
+                "CThumbsTestShim",
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),

@@ -26,6 +26,7 @@
  * the thumbs binary on each.
  */
 #include "CVipsShim.h"
+#include "../Sources/CVipsShim/icc_fast.h" /* shim_icc_cache_clear */
 
 #include <math.h>
 #include <stdio.h>

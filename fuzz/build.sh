@@ -12,6 +12,10 @@
 # byte-identical (dchash over generated files, fixtures and the corpus).
 #   fuzz/build.sh prog-run [SECONDS]  fuzzes jpeg_prog.c alone (prog_fuzzer.c)
 #   fuzz/build.sh prog-cover      replays that corpus, prints jpeg_prog.c coverage
+#   fuzz/build.sh marker-run [SECONDS]  fuzzes the marker payload parsers
+#                                 (marker_fuzzer.c: Exif, ICC, DHT/DQT/DRI/SOS),
+#                                 each payload in an allocation of its own
+#   fuzz/build.sh marker-cover    replays that corpus, prints their coverage
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -20,9 +24,10 @@ mkdir -p "$out"
 bin=$(dirname "$(command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)")
 cc=$bin/clang; [[ -x $cc ]] || cc=clang
 shim=$root/Sources/CVipsShim
-srcs="$shim/jpeg_dc.c $shim/jpeg_prog.c $shim/jpeg_direct.c $shim/resample.c"
+srcs="$shim/jpeg_scan.c $shim/jpeg_exif.c $shim/jpeg_dc.c $shim/jpeg_prog.c $shim/jpeg_direct.c $shim/resample.c"
+marker_srcs="$shim/jpeg_scan.c $shim/jpeg_exif.c $shim/icc_fast.c"
 flags="-g -I$shim/include $(pkg-config --cflags vips)"
-libs="$(pkg-config --libs vips) -ljpeg -lm"
+libs="$(pkg-config --libs vips lcms2) -ljpeg -lm"
 
 build() {
   $cc -O1 $flags -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
@@ -36,9 +41,14 @@ build() {
   # PG_FUZZ_RELEASE: rendered coefficient rows are poisoned, not unmapped,
   # so a read of one is an ASan report however small the image.
   $cc -O1 $flags -I$shim -DPG_FUZZ_RELEASE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    "$here/prog_fuzzer.c" "$shim/jpeg_prog.c" "$shim/resample.c" -o "$out/prog_fuzzer" $libs
+    "$here/prog_fuzzer.c" "$shim/jpeg_scan.c" "$shim/jpeg_prog.c" "$shim/resample.c" -o "$out/prog_fuzzer" $libs
   $cc -O1 $flags -I$shim -fprofile-instr-generate -fcoverage-mapping -fsanitize=fuzzer \
-    "$here/prog_fuzzer.c" "$shim/jpeg_prog.c" "$shim/resample.c" -o "$out/prog_cover" $libs
+    "$here/prog_fuzzer.c" "$shim/jpeg_scan.c" "$shim/jpeg_prog.c" "$shim/resample.c" -o "$out/prog_cover" $libs
+  # The marker payload parsers, each payload in an allocation of its own.
+  $cc -O1 $flags -I$shim -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+    "$here/marker_fuzzer.c" $marker_srcs -o "$out/marker_fuzzer" $libs
+  $cc -O1 $flags -I$shim -fprofile-instr-generate -fcoverage-mapping -fsanitize=fuzzer \
+    "$here/marker_fuzzer.c" $marker_srcs -o "$out/marker_cover" $libs
 }
 
 seeds() {
@@ -64,6 +74,16 @@ case ${1:-build} in
     ASAN_OPTIONS=detect_leaks=1 "$out/prog_fuzzer" "$out/prog-corpus" "$out/seeds" \
       -dict="$here/jpeg.dict" -max_len=8192 -timeout=10 -rss_limit_mb=1024 \
       -max_total_time="${2:-600}" -print_final_stats=1 -artifact_prefix="$out/prog-crashes/" ;;
+  marker-run)
+    build; [[ -d $out/seeds ]] || seeds; mkdir -p "$out/marker-corpus" "$out/marker-crashes"
+    ASAN_OPTIONS=detect_leaks=1 "$out/marker_fuzzer" "$out/marker-corpus" "$out/seeds" "$here/seeds" \
+      -dict="$here/jpeg.dict" -max_len=4096 -timeout=10 -rss_limit_mb=1024 \
+      -max_total_time="${2:-600}" -print_final_stats=1 -artifact_prefix="$out/marker-crashes/" ;;
+  marker-cover)
+    rm -f "$out"/marker.profraw
+    LLVM_PROFILE_FILE="$out/marker.profraw" "$out/marker_cover" -runs=0 "$out/marker-corpus" "$out/seeds" "$here/seeds" >/dev/null 2>&1
+    "$bin/llvm-profdata" merge -sparse "$out/marker.profraw" -o "$out/marker.profdata"
+    "$bin/llvm-cov" report "$out/marker_cover" -instr-profile="$out/marker.profdata" $marker_srcs ;;
   prog-cover)
     rm -f "$out"/prog.profraw
     LLVM_PROFILE_FILE="$out/prog.profraw" "$out/prog_cover" -runs=0 "$out/prog-corpus" "$out/seeds" >/dev/null 2>&1

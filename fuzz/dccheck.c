@@ -109,7 +109,7 @@ int main(int argc, char **argv) {
             shim_jpeg_header header;
             int probed = shim_jpeg_direct_probe(buf, len, &header);
             shim_jpeg_pixels px;
-            int r = shim_jpeg_direct_decode(buf, len, 8, (size_t) 1 << 30, &px);
+            int r = shim_jpeg_direct_decode_to(buf, len, 8, 0, 0, (size_t) 1 << 30, &px);
             size_t w, h;
             int nb, warnings;
             unsigned char *ref = ref_decode(buf, len, &w, &h, &nb, &warnings);
@@ -150,7 +150,7 @@ int main(int argc, char **argv) {
         int decoder = -1;
         for (int i = 0; i < n; i++) {
             shim_jpeg_pixels px;
-            if (shim_jpeg_direct_decode(buf, len, 8, (size_t) 1 << 30, &px)) { printf("dc refused\n"); return 1; }
+            if (shim_jpeg_direct_decode_to(buf, len, 8, 0, 0, (size_t) 1 << 30, &px)) { printf("dc refused\n"); return 1; }
             decoder = px.decoder;
             shim_jpeg_pixels_free(&px);
         }
@@ -173,7 +173,7 @@ int main(int argc, char **argv) {
         for (int i = 0; i < n; i++) {
             if (!strcmp(argv[2], "dc")) {
                 shim_jpeg_pixels px;
-                if (!shim_jpeg_direct_decode(buf, len, 8, (size_t) 1 << 30, &px))
+                if (!shim_jpeg_direct_decode_to(buf, len, 8, 0, 0, (size_t) 1 << 30, &px))
                     shim_jpeg_pixels_free(&px);
             } else {
                 size_t w, h;

@@ -1,6 +1,8 @@
 /* Off CI. Byte-identity check for refactors of the direct JPEG path: decodes
- * each file through shim_jpeg_direct_decode at 1/8 (the DC decode, or
- * libjpeg when it refuses) and at 1/2 (libjpeg), and prints one line per
+ * each file through shim_jpeg_direct_decode_to at 1/8 (the DC decode, or
+ * libjpeg when it refuses), 1/4, 1/2 and 1/1 (libjpeg, or the compact
+ * progressive decode), and 1/1 streamed into a resize to a third of each
+ * side, and prints one line per
  * file and shrink: the result, the decoder, the size and an FNV-1a 64 hash
  * of the pixels. Run it over the same files before and after a change and
  * diff the outputs:
@@ -45,21 +47,34 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: dchash FILE...\n");
         return 2;
     }
+    /* The fuzzer's budget by default (huge headers are refused, not
+     * allocated); DCHASH_BUDGET_MB for large photos. */
+    const char *mb = getenv("DCHASH_BUDGET_MB");
+    size_t budget = (size_t) (mb ? atol(mb) : 64) << 20;
     for (int i = 1; i < argc; i++) {
         size_t len;
         unsigned char *buf = slurp(argv[i], &len);
         if (!buf) { printf("%s unreadable\n", argv[i]); continue; }
-        for (int shrink = 8; shrink >= 2; shrink /= 4) {
+        /* Every shrink, then 1/1 streamed into a resize to a third of each
+         * side (the compact progressive decode's target). */
+        static const int shrinks[] = { 8, 4, 2, 1, 1 };
+        for (int pass = 0; pass < 5; pass++) {
+            int shrink = shrinks[pass], streamed = pass == 4;
+            shim_jpeg_header header;
+            int tw = 0, th = 0;
+            if (streamed && shim_jpeg_direct_probe(buf, len, &header) == 0) {
+                tw = header.width / 3;
+                th = header.height / 3;
+            }
             shim_jpeg_pixels px;
-            /* The fuzzer's budget: huge headers are refused, not allocated. */
-            if (shim_jpeg_direct_decode(buf, len, shrink, (size_t) 64 << 20, &px) != 0) {
-                printf("%s 1/%d refused\n", argv[i], shrink);
+            if (shim_jpeg_direct_decode_to(buf, len, shrink, tw, th, budget, &px) != 0) {
+                printf("%s 1/%d%s refused\n", argv[i], shrink, streamed ? " streamed" : "");
                 continue;
             }
             size_t n = px.width * px.height * (size_t) px.bands;
-            printf("%s 1/%d decoder %d %zux%zux%d orientation %d icc %zu pixels %016llx\n", argv[i], shrink,
-                   px.decoder, px.width, px.height, px.bands, px.orientation, px.icc_length,
-                   (unsigned long long) fnv1a(px.pixels, n));
+            printf("%s 1/%d%s decoder %d %zux%zux%d orientation %d icc %zu pixels %016llx\n", argv[i], shrink,
+                   streamed ? " streamed" : "", px.decoder, px.width, px.height, px.bands, px.orientation,
+                   px.icc_length, (unsigned long long) fnv1a(px.pixels, n));
             shim_jpeg_pixels_free(&px);
         }
         free(buf);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Off CI. Byte-identity of the direct JPEG path across a change: builds
 # dchash.c (this tree's) against Sources/CVipsShim as of git revision REV and
-# as in the work tree, decodes the same files with both (1/8 and 1/2), and
+# as in the work tree, decodes the same files with both (1/8, 1/4, 1/2, 1/1 and 1/1 streamed), and
 # diffs the per-file pixel hashes. Exit 0 when every line matches.
 #
 #   fuzz/identity.sh [REV=HEAD] [FILE...]
@@ -20,9 +20,9 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 mkdir -p "$tmp/old"
 git -C "$root" archive "$rev" Sources/CVipsShim | tar -x -C "$tmp/old"
-build() { # shim directory, output
-  $cc -O2 -I"$1/include" $(pkg-config --cflags vips) "$here/dchash.c" "$1/jpeg_dc.c" "$1/jpeg_direct.c" \
-    -o "$2" $(pkg-config --libs vips) -ljpeg -lm
+build() { # shim directory, output (every C file of the shim: the decoders and what they share)
+  $cc -O2 -I"$1/include" $(pkg-config --cflags vips) "$here/dchash.c" "$1"/*.c \
+    -o "$2" $(pkg-config --libs vips lcms2) -ljpeg -lm
 }
 build "$tmp/old/Sources/CVipsShim" "$tmp/dchash-old"
 build "$root/Sources/CVipsShim" "$tmp/dchash-new"

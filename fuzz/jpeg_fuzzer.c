@@ -86,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         return 0;
     shim_jpeg_pixels pixels;
     for (int shrink = 8; shrink >= 4; shrink /= 2) {
-        if (shim_jpeg_direct_decode(data, size, shrink, (size_t) 64 << 20, &pixels) != 0)
+        if (shim_jpeg_direct_decode_to(data, size, shrink, 0, 0, (size_t) 64 << 20, &pixels) != 0)
             continue;
         /* Touch every byte: the sanitizers see any short buffer. */
         size_t n = pixels.width * pixels.height * (size_t) pixels.bands;

@@ -14,6 +14,7 @@
  * touches the libvips error buffer or lcms2's global state that libvips set up.
  */
 #include "CVipsShim.h"
+#include "icc_fast.h"
 
 #include <lcms2.h>
 #include <pthread.h>

@@ -20,6 +20,7 @@
  */
 #include "CVipsShim.h"
 #include "jpeg_dc.h"
+#include "jpeg_exif.h"
 #include "jpeg_prog.h"
 
 #include <setjmp.h>
@@ -51,55 +52,6 @@ static void direct_output_message(j_common_ptr cinfo) {
     (void) cinfo;
 }
 
-static uint32_t read16(const unsigned char *p, int big) {
-    return big ? (uint32_t) (p[0] << 8 | p[1]) : (uint32_t) (p[1] << 8 | p[0]);
-}
-
-static uint32_t read32(const unsigned char *p, int big) {
-    return big ? ((uint32_t) p[0] << 24 | (uint32_t) p[1] << 16 | (uint32_t) p[2] << 8 | p[3])
-               : ((uint32_t) p[3] << 24 | (uint32_t) p[2] << 16 | (uint32_t) p[1] << 8 | p[0]);
-}
-
-/* The Orientation tag (0x0112) of IFD0 in an APP1 "Exif" payload, or 1 when
- * absent, malformed or outside 1...8 (what vips_image_get_orientation
- * reports for such files). */
-static int exif_orientation(const unsigned char *data, unsigned int length) {
-    if (length < 6 + 8 || memcmp(data, "Exif\0\0", 6) != 0)
-        return 1;
-    const unsigned char *tiff = data + 6;
-    size_t size = length - 6;
-    int big;
-    if (tiff[0] == 'M' && tiff[1] == 'M')
-        big = 1;
-    else if (tiff[0] == 'I' && tiff[1] == 'I')
-        big = 0;
-    else
-        return 1;
-    if (read16(tiff + 2, big) != 42)
-        return 1;
-    size_t ifd = read32(tiff + 4, big);
-    if (ifd > size - 2)
-        return 1;
-    size_t count = read16(tiff + ifd, big);
-    for (size_t i = 0; i < count; i++) {
-        size_t entry = ifd + 2 + 12 * i;
-        if (entry > size - 12)
-            return 1;
-        if (read16(tiff + entry, big) != 0x0112)
-            continue;
-        uint32_t type = read16(tiff + entry + 2, big);
-        uint32_t value;
-        if (type == 3) /* SHORT */
-            value = read16(tiff + entry + 8, big);
-        else if (type == 4) /* LONG */
-            value = read32(tiff + entry + 8, big);
-        else
-            return 1;
-        return value >= 1 && value <= 8 ? (int) value : 1;
-    }
-    return 1;
-}
-
 /* Whether libjpeg can give 8-bit RGB or grey for this file directly. */
 static int direct_supported(j_decompress_ptr cinfo) {
     if (cinfo->data_precision != 8)
@@ -125,7 +77,7 @@ static int find_orientation(j_decompress_ptr cinfo) {
     for (jpeg_saved_marker_ptr m = cinfo->marker_list; m; m = m->next)
         if (m->marker == JPEG_APP0 + 1 && m->data_length >= 6 &&
             memcmp(m->data, "Exif\0\0", 6) == 0)
-            return exif_orientation(m->data, m->data_length);
+            return jpeg_exif_orientation(m->data, m->data_length);
     return 1;
 }
 
@@ -237,14 +189,6 @@ static void fill_result(shim_jpeg_pixels *out, unsigned char *pixels, size_t wid
     out->icc_length = icc ? icc_length : 0;
 }
 
-/* One exit for every outcome (done:): libjpeg's error or warning jumps
- * there through setjmp, refusals go there directly, and the buffers the
- * result took over are set to NULL first so that only the rest is freed. */
-int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
-                            size_t max_bytes, shim_jpeg_pixels *out) {
-    return shim_jpeg_direct_decode_to(buf, len, shrink, 0, 0, max_bytes, out);
-}
-
 size_t shim_jpeg_streamed_bytes(const void *buf, size_t len, int shrink, int target_w, int target_h) {
     if (!buf || len < 4 || len > (size_t) 0xFFFFFFFFu)
         return 0;
@@ -259,6 +203,9 @@ size_t shim_jpeg_streamed_bytes(const void *buf, size_t len, int shrink, int tar
     return bytes;
 }
 
+/* One exit for every outcome (done:): libjpeg's error or warning jumps
+ * there through setjmp, refusals go there directly, and the buffers the
+ * result took over are set to NULL first so that only the rest is freed. */
 int shim_jpeg_direct_decode_to(const void *buf, size_t len, int shrink, int target_w, int target_h,
                                size_t max_bytes, shim_jpeg_pixels *out) {
     memset(out, 0, sizeof *out);

@@ -56,6 +56,7 @@
  * sampled below chroma), or more memory than `max_bytes`.
  */
 #include "jpeg_prog.h"
+#include "jpeg_scan.h"
 #include "resample_stream.h"
 
 #include <math.h>
@@ -72,229 +73,38 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-#define LOOK 9
-#define MAX_BLOCKS_IN_MCU 10
-#define MAX_SCAN_COMPONENTS 4
-#define MAX_POINT_TRANSFORM 13
-
-/* libjpeg's YCbCr -> RGB conversion (jdcolor.c), 16-bit fixed point. */
-#define COLOUR_SCALE_BITS 16
-#define COLOUR_ONE_HALF (1 << (COLOUR_SCALE_BITS - 1))
-#define FIX_1_40200 91881
-#define FIX_0_34414 22554
-#define FIX_0_71414 46802
-#define FIX_1_77200 116130
-
-#define M_DHT 0xC4
-#define M_RST0 0xD0
-#define M_RST7 0xD7
-#define M_EOI 0xD9
-#define M_SOS 0xDA
-#define M_DQT 0xDB
-#define M_DRI 0xDD
-#define M_APP0 0xE0
-#define M_APP15 0xEF
-#define M_COM 0xFE
-
-/* Zigzag position -> natural (row-major) position. */
-static const uint8_t natural_order[64] = {
-    0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,
-    12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6,  7,  14, 21, 28,
-    35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51,
-    58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
-};
+/* The frame, the markers between scans, the progression checks, Huffman
+ * tables and the bit reader are the scan layer this decoder shares with
+ * jpeg_dc.c (jpeg_scan.h). */
 
 /* ---------------------------------------------------------------------------
  * Huffman tables
  */
 
 typedef struct {
-    int defined;
-    uint8_t bits[17];
-    uint8_t values[256];
-} pg_raw_huff;
-
-typedef struct {
-    uint16_t look[1 << LOOK]; /* length << 8 | symbol; 0 when longer than LOOK */
-    /* AC tables: a whole coefficient (code and magnitude bits within LOOK
+    js_huff base;
+    /* AC tables: a whole coefficient (code and magnitude bits within JS_LOOK
      * bits) at once: value << 16 | run << 8 | bits taken; 0 when it does not
      * fit or is no coefficient (EOBn, ZRL). */
-    int32_t fast[1 << LOOK];
-    int32_t maxcode[18];
-    int32_t valoffset[18];
-    uint8_t values[256];
+    int32_t fast[1 << JS_LOOK];
 } pg_huff;
 
-/* Validates `table` as jpeg_make_d_derived_tbl does (DC symbols 0...15 when
- * `dc`) and fills `h`. Refuses an empty table too. Returns 0 or -1. */
-static int build_huff(const pg_raw_huff *table, pg_huff *h, int dc) {
-    if (!table->defined)
+/* Validates `table` (js_build_huff; DC symbols 0...15 when `dc`) and fills
+ * `h`. Returns 0 or -1. */
+static int build_huff(const js_raw_huff *table, pg_huff *h, int dc) {
+    if (js_build_huff(table, &h->base, dc))
         return -1;
-    int count = 0;
-    for (int l = 1; l <= 16; l++)
-        count += table->bits[l];
-    if (count > 256 || count == 0)
-        return -1;
-    if (dc)
-        for (int i = 0; i < count; i++)
-            if (table->values[i] > 15)
-                return -1;
-    uint32_t code = 0;
-    for (int l = 1; l <= 16; l++) {
-        code += table->bits[l];
-        if (code >= (1u << l))
-            return -1;
-        code <<= 1;
+    for (uint32_t j = 0; j < (1u << JS_LOOK); j++) {
+        uint16_t e = h->base.look[j];
+        int l = e >> 8, r = (e & 0xFF) >> 4, size = e & 15;
+        h->fast[j] = 0;
+        if (!e || dc || size == 0 || l + size > JS_LOOK)
+            continue;
+        int32_t m = (int32_t) (j >> (JS_LOOK - l - size)) & ((1 << size) - 1);
+        if (m < (1 << (size - 1)))
+            m += (int32_t) (~0u << size) + 1;
+        h->fast[j] = (int32_t) ((uint32_t) m << 16 | (uint32_t) (r << 8 | (l + size)));
     }
-    memset(h->look, 0, sizeof h->look);
-    memset(h->fast, 0, sizeof h->fast);
-    memcpy(h->values, table->values, 256);
-    code = 0;
-    int k = 0;
-    for (int l = 1; l <= 16; l++) {
-        int n = table->bits[l];
-        h->valoffset[l] = k - (int32_t) code;
-        for (int i = 0; i < n; i++, k++, code++) {
-            if (l > LOOK)
-                continue;
-            int shift = LOOK - l;
-            int r = table->values[k] >> 4, size = table->values[k] & 15;
-            for (uint32_t j = code << shift; j < (code + 1) << shift; j++) {
-                h->look[j] = (uint16_t) (l << 8 | table->values[k]);
-                if (dc || size == 0 || l + size > LOOK)
-                    continue;
-                int32_t m = (int32_t) (j >> (LOOK - l - size)) & ((1 << size) - 1);
-                if (m < (1 << (size - 1)))
-                    m += (int32_t) (~0u << size) + 1;
-                h->fast[j] = (int32_t) ((uint32_t) m << 16 | (uint32_t) (r << 8 | (l + size)));
-            }
-        }
-        h->maxcode[l] = n ? (int32_t) code - 1 : -1;
-        code <<= 1;
-    }
-    h->maxcode[17] = 0x7FFFFFFF;
-    return 0;
-}
-
-/* ---------------------------------------------------------------------------
- * Bit reader over entropy-coded data (0xFF 0x00 unstuffed; a marker stops it
- * and zero bits are appended, counted in `pad`).
- */
-
-typedef struct {
-    const uint8_t *p, *end;
-    uint64_t acc;
-    int nbits;
-    int pad;
-    int marker;
-} pg_bits;
-
-static inline void refill(pg_bits *b) {
-    if (!b->marker && b->end - b->p >= 8) {
-        uint64_t w;
-        memcpy(&w, b->p, 8);
-        uint64_t x = ~w;
-        if (((x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL) == 0) {
-            w = __builtin_bswap64(w);
-            b->acc |= w >> b->nbits;
-            b->p += (63 - b->nbits) >> 3;
-            b->nbits |= 56;
-            return;
-        }
-    }
-    while (b->nbits <= 56) {
-        uint32_t c = 0;
-        if (!b->marker && b->p < b->end) {
-            c = *b->p;
-            if (c == 0xFF) {
-                if (b->p + 1 < b->end && b->p[1] == 0x00) {
-                    b->p += 2;
-                } else {
-                    b->marker = 1;
-                    c = 0;
-                    b->pad += 8;
-                }
-            } else {
-                b->p++;
-            }
-        } else {
-            b->pad += 8;
-        }
-        b->acc |= (uint64_t) c << (56 - b->nbits);
-        b->nbits += 8;
-    }
-}
-
-static inline void drop(pg_bits *b, int n) {
-    b->acc <<= n;
-    b->nbits -= n;
-}
-
-/* `n` (0...16) raw bits. */
-static inline uint32_t get_bits(pg_bits *b, int n) {
-    if (!n)
-        return 0;
-    if (b->nbits < 32)
-        refill(b);
-    uint32_t v = (uint32_t) (b->acc >> (64 - n));
-    drop(b, n);
-    return v;
-}
-
-static inline int get_bit(pg_bits *b) {
-    if (b->nbits < 1)
-        refill(b);
-    int v = (int) (b->acc >> 63);
-    drop(b, 1);
-    return v;
-}
-
-/* `n` magnitude bits, sign-extended (F.2.2.1). */
-static inline int32_t extend(pg_bits *b, int n) {
-    if (!n)
-        return 0;
-    int32_t v = (int32_t) get_bits(b, n);
-    if (v < (1 << (n - 1)))
-        v += (int32_t) (~0u << n) + 1;
-    return v;
-}
-
-/* The next Huffman symbol, or -1 for a bad code. */
-static inline __attribute__((always_inline)) int symbol(pg_bits *b, const pg_huff *h) {
-    if (b->nbits < 32)
-        refill(b);
-    uint16_t e = h->look[b->acc >> (64 - LOOK)];
-    if (e) {
-        drop(b, e >> 8);
-        return e & 0xFF;
-    }
-    for (int l = LOOK + 1; l <= 16; l++) {
-        int32_t code = (int32_t) (b->acc >> (64 - l));
-        if (code <= h->maxcode[l]) {
-            int index = code + h->valoffset[l];
-            if (index < 0 || index > 255)
-                return -1;
-            drop(b, l);
-            return h->values[index];
-        }
-    }
-    return -1;
-}
-
-/* At a restart boundary: only byte-alignment padding may precede the
- * expected RSTn. Resets the reader after it. Returns 0 or -1. */
-static int read_restart(pg_bits *b, int expected) {
-    refill(b);
-    if (!b->marker || b->nbits - b->pad >= 8)
-        return -1;
-    const uint8_t *p = b->p;
-    while (p < b->end && *p == 0xFF)
-        p++;
-    if (p >= b->end || *p != M_RST0 + expected)
-        return -1;
-    b->p = p + 1;
-    b->acc = 0;
-    b->nbits = b->pad = b->marker = 0;
     return 0;
 }
 
@@ -302,10 +112,9 @@ static int read_restart(pg_bits *b, int expected) {
  * State
  */
 
+/* What this decoder keeps of a component besides its geometry (`g`). */
 typedef struct {
-    int h, v;          /* sampling factors (1 for grey) */
-    size_t pw, ph;     /* block grid: the MCU-padded extent */
-    size_t bw, bh;     /* blocks holding real pixels (non-interleaved scans) */
+    const js_component *g; /* sampling, block grid, progression (the frame's) */
     int n;             /* IDCT size: samples per block side */
     int k;             /* coefficients kept per side (k x k, the low frequencies) */
     int rh, rv;        /* upsampling ratios, 1 or 2 */
@@ -318,46 +127,22 @@ typedef struct {
     size_t band_rows;  /* block rows a band (the banded decode at 1/1) */
     int8_t slot[64];   /* zigzag k -> index among the kept coefficients, or -1 */
     uint64_t kept;     /* bit k set when slot[k] >= 0 */
-    int quant_table;
     int latched;
     uint16_t q[64];    /* quantisers (natural order) as of the first scan */
-    int8_t bits[64];   /* Al of each coefficient's last scan, -1 before any */
 } pg_component;
 
 typedef struct {
-    const uint8_t *end;
-    int nc, ycc, shrink;
-    size_t width, height;
-    int hmax, vmax;
-    size_t mcux, mcuy;
-    pg_component comp[3];
-    pg_raw_huff dc_raw[4], ac_raw[4];
+    js_frame f;        /* the frame and its progression */
+    js_stream s;       /* the tables as last defined, the restart interval */
+    int shrink;
+    pg_component comp[JS_MAX_COMPONENTS];
     pg_huff *derived; /* DC 0...3, AC 0...3 */
-    uint16_t quant[4][64];
-    int quant_defined[4];
-    unsigned restart_interval;
     int banded;        /* 1/1: two passes, a band of coefficients at a time */
     size_t band_mcus;  /* MCU rows a band */
     size_t bands;
 } pg_state;
 
-typedef struct {
-    int n;
-    int comp[MAX_SCAN_COMPONENTS];
-    int dc_table[MAX_SCAN_COMPONENTS], ac_table[MAX_SCAN_COMPONENTS];
-    int Ss, Se, Ah, Al;
-    const uint8_t *data;
-} pg_scan;
-
 enum { SCAN_DC_FIRST, SCAN_DC_REFINE, SCAN_AC_FIRST, SCAN_AC_REFINE };
-
-static void copy_huff(pg_raw_huff *to, const JHUFF_TBL *from) {
-    to->defined = from != NULL;
-    if (!from)
-        return;
-    memcpy(to->bits, from->bits, 17);
-    memcpy(to->values, from->huffval, 256);
-}
 
 /* Coefficients kept per block side for an n x n IDCT: the low 4 x 4 at
  * least. A 2-point IDCT needs only frequencies 0 and 1, but libjpeg's
@@ -368,267 +153,63 @@ static int keep_side(int n) {
     return n < 4 ? 4 : n;
 }
 
-/* The frame and the tables defined before the first SOS. Returns 0 or -1. */
-static int setup_frame(pg_state *st, j_decompress_ptr cinfo, const uint8_t *end, int shrink) {
-    int nc = cinfo->num_components;
-    if ((nc != 1 && nc != 3) || cinfo->arith_code || cinfo->data_precision != 8 ||
-        !cinfo->progressive_mode || (shrink != 1 && shrink != 2 && shrink != 4))
+/* The frame (js_frame_init) under this decoder's rules. Returns 0 or -1. */
+static int setup_frame(pg_state *st, j_decompress_ptr cinfo, int shrink) {
+    if (!cinfo->progressive_mode || (shrink != 1 && shrink != 2 && shrink != 4))
         return -1;
-    if (nc == 3 && cinfo->jpeg_color_space != JCS_YCbCr && cinfo->jpeg_color_space != JCS_RGB)
+    if (cinfo->num_components == 1 && cinfo->jpeg_color_space != JCS_GRAYSCALE)
         return -1;
-    if (nc == 1 && cinfo->jpeg_color_space != JCS_GRAYSCALE)
+    if (js_frame_init(&st->f, cinfo))
         return -1;
-    st->end = end;
-    st->nc = nc;
+    const js_frame *f = &st->f;
     st->shrink = shrink;
-    st->ycc = nc == 3 && cinfo->jpeg_color_space == JCS_YCbCr;
-    st->width = cinfo->image_width;
-    st->height = cinfo->image_height;
-    if (st->width == 0 || st->height == 0)
-        return -1;
-    st->hmax = nc == 1 ? 1 : cinfo->max_h_samp_factor;
-    st->vmax = nc == 1 ? 1 : cinfo->max_v_samp_factor;
-    if (st->hmax < 1 || st->hmax > 4 || st->vmax < 1 || st->vmax > 4)
-        return -1;
-    st->mcux = (st->width + 8 * (size_t) st->hmax - 1) / (8 * (size_t) st->hmax);
-    st->mcuy = (st->height + 8 * (size_t) st->vmax - 1) / (8 * (size_t) st->vmax);
     /* Bands of 32 pixel rows (at 1/1, where every coefficient is kept). */
     st->banded = shrink == 1;
-    st->band_mcus = st->vmax >= 4 ? 1 : (size_t) (4 / st->vmax);
-    st->bands = (st->mcuy + st->band_mcus - 1) / st->band_mcus;
-    int n0 = 8 / shrink;
-    for (int c = 0; c < nc; c++) {
+    st->band_mcus = f->vmax >= 4 ? 1 : (size_t) (4 / f->vmax);
+    st->bands = (f->mcuy + st->band_mcus - 1) / st->band_mcus;
+    int n0 = DCTSIZE / shrink;
+    for (int c = 0; c < f->nc; c++) {
         pg_component *comp = &st->comp[c];
-        jpeg_component_info *info = &cinfo->comp_info[c];
-        for (int d = 0; d < c; d++)
-            if (cinfo->comp_info[d].component_id == info->component_id)
-                return -1;
-        comp->h = nc == 1 ? 1 : info->h_samp_factor;
-        comp->v = nc == 1 ? 1 : info->v_samp_factor;
-        if (comp->h < 1 || comp->v < 1 || st->hmax % comp->h || st->vmax % comp->v)
-            return -1;
+        const js_component *g = &f->comp[c];
+        comp->g = g;
         /* Luma sampled below chroma: libjpeg's larger luma IDCT draws on
          * coefficients 5 to 7 of blocks that span twice the pixels, so
          * leaving them out shows (mean 2.7 levels at 1/4): libjpeg's. */
-        if (c == 0 && st->ycc && (comp->h != st->hmax || comp->v != st->vmax))
+        if (c == 0 && f->ycc && (g->h != f->hmax || g->v != f->vmax))
             return -1;
         /* jdmaster.c: a larger IDCT instead of upsampling where it divides. */
         int n = n0;
-        while (n < 8 && (st->hmax * n0) % (comp->h * n * 2) == 0 &&
-               (st->vmax * n0) % (comp->v * n * 2) == 0)
+        while (n < DCTSIZE && (f->hmax * n0) % (g->h * n * 2) == 0 &&
+               (f->vmax * n0) % (g->v * n * 2) == 0)
             n *= 2;
         comp->n = n;
         comp->k = keep_side(n);
-        if ((st->hmax * n0) % (comp->h * n) || (st->vmax * n0) % (comp->v * n))
+        if ((f->hmax * n0) % (g->h * n) || (f->vmax * n0) % (g->v * n))
             return -1;
-        comp->rh = st->hmax * n0 / (comp->h * n);
-        comp->rv = st->vmax * n0 / (comp->v * n);
+        comp->rh = f->hmax * n0 / (g->h * n);
+        comp->rv = f->vmax * n0 / (g->v * n);
         /* Only the upsamplings copied from libjpeg: none, h2v1, h1v2, h2v2. */
         if (comp->rh > 2 || comp->rv > 2)
             return -1;
-        comp->pw = st->mcux * (size_t) comp->h;
-        comp->ph = st->mcuy * (size_t) comp->v;
         comp->nn = (size_t) keep_side(n) * (size_t) keep_side(n);
-        comp->band_rows = st->band_mcus * (size_t) comp->v;
-        comp->window = st->banded ? 2 * comp->band_rows : comp->ph;
-        size_t cw = (st->width * (size_t) comp->h + (size_t) st->hmax - 1) / (size_t) st->hmax;
-        size_t ch = (st->height * (size_t) comp->v + (size_t) st->vmax - 1) / (size_t) st->vmax;
-        comp->bw = (cw + 7) / 8;
-        comp->bh = (ch + 7) / 8;
-        size_t den_h = (size_t) st->hmax * 8, den_v = (size_t) st->vmax * 8;
-        comp->dw = (st->width * (size_t) comp->h * (size_t) n + den_h - 1) / den_h;
-        comp->dh = (st->height * (size_t) comp->v * (size_t) n + den_v - 1) / den_v;
+        comp->band_rows = st->band_mcus * (size_t) g->v;
+        comp->window = st->banded ? 2 * comp->band_rows : g->ph;
+        size_t den_h = (size_t) f->hmax * DCTSIZE, den_v = (size_t) f->vmax * DCTSIZE;
+        comp->dw = (f->width * (size_t) g->h * (size_t) n + den_h - 1) / den_h;
+        comp->dh = (f->height * (size_t) g->v * (size_t) n + den_v - 1) / den_v;
         comp->kept = 0;
-        for (int k = 0; k < 64; k++) {
-            int pos = natural_order[k], row = pos >> 3, col = pos & 7;
+        for (int k = 0; k < DCTSIZE2; k++) {
+            int pos = js_natural_order[k], row = pos >> 3, col = pos & 7;
             comp->slot[k] = (int8_t) (row < comp->k && col < comp->k ? row * comp->k + col : -1);
             if (comp->slot[k] >= 0)
                 comp->kept |= (uint64_t) 1 << k;
         }
-        comp->quant_table = info->quant_tbl_no;
-        if (comp->quant_table < 0 || comp->quant_table >= 4)
-            return -1;
         comp->latched = 0;
-        memset(comp->bits, -1, sizeof comp->bits);
         comp->coef = NULL;
         comp->coef_bytes = 0;
         comp->nz = NULL;
     }
-    for (int t = 0; t < 4; t++) {
-        copy_huff(&st->dc_raw[t], cinfo->dc_huff_tbl_ptrs[t]);
-        copy_huff(&st->ac_raw[t], cinfo->ac_huff_tbl_ptrs[t]);
-        st->quant_defined[t] = cinfo->quant_tbl_ptrs[t] != NULL;
-        if (st->quant_defined[t])
-            for (int i = 0; i < 64; i++)
-                st->quant[t][i] = cinfo->quant_tbl_ptrs[t]->quantval[i];
-    }
-    st->restart_interval = cinfo->restart_interval;
     return 0;
-}
-
-/* The first scan, which jpeg_read_header has read. */
-static int first_scan(const pg_state *st, j_decompress_ptr cinfo, pg_scan *scan) {
-    scan->n = cinfo->comps_in_scan;
-    if (scan->n < 1 || scan->n > st->nc)
-        return -1;
-    for (int i = 0; i < scan->n; i++) {
-        jpeg_component_info *info = cinfo->cur_comp_info[i];
-        if (!info || info->component_index < 0 || info->component_index >= st->nc)
-            return -1;
-        scan->comp[i] = info->component_index;
-        scan->dc_table[i] = info->dc_tbl_no;
-        scan->ac_table[i] = info->ac_tbl_no;
-        for (int j = 0; j < i; j++)
-            if (scan->comp[j] == scan->comp[i])
-                return -1;
-    }
-    scan->Ss = cinfo->Ss;
-    scan->Se = cinfo->Se;
-    scan->Ah = cinfo->Ah;
-    scan->Al = cinfo->Al;
-    scan->data = cinfo->src->next_input_byte;
-    if (!scan->data || scan->data > st->end)
-        return -1;
-    return 0;
-}
-
-/* ---------------------------------------------------------------------------
- * Marker stream between scans
- */
-
-static unsigned read16(const uint8_t *p) {
-    return (unsigned) p[0] << 8 | p[1];
-}
-
-static int read_dht(pg_state *st, const uint8_t *p, size_t length) {
-    while (length > 16) {
-        int index = p[0];
-        pg_raw_huff table = { 1, { 0 }, { 0 } };
-        int count = 0;
-        for (int l = 1; l <= 16; l++) {
-            table.bits[l] = p[l];
-            count += p[l];
-        }
-        p += 17;
-        length -= 17;
-        if (count > 256 || (size_t) count > length)
-            return -1;
-        memcpy(table.values, p, (size_t) count);
-        p += count;
-        length -= (size_t) count;
-        pg_raw_huff *slot;
-        if (index & 0x10) {
-            index -= 0x10;
-            if (index >= 4)
-                return -1;
-            slot = &st->ac_raw[index];
-        } else {
-            if (index >= 4)
-                return -1;
-            slot = &st->dc_raw[index];
-        }
-        *slot = table;
-    }
-    return length == 0 ? 0 : -1;
-}
-
-/* DQT: 8- or 16-bit entries in zigzag order, kept in natural order. */
-static int read_dqt(pg_state *st, const uint8_t *p, size_t length) {
-    while (length > 0) {
-        int n = p[0] & 15, precision = p[0] >> 4;
-        size_t size = 1 + 64 * (size_t) (precision ? 2 : 1);
-        if (n >= 4 || precision > 1 || length < size)
-            return -1;
-        for (int k = 0; k < 64; k++)
-            st->quant[n][natural_order[k]] =
-                (uint16_t) (precision ? read16(p + 1 + 2 * k) : p[1 + k]);
-        st->quant_defined[n] = 1;
-        p += size;
-        length -= size;
-    }
-    return 0;
-}
-
-static int read_sos(const pg_state *st, j_decompress_ptr cinfo, const uint8_t *p,
-                    size_t length, pg_scan *scan) {
-    if (length < 1)
-        return -1;
-    int n = p[0];
-    if (n < 1 || n > MAX_SCAN_COMPONENTS || length != (size_t) (2 * n + 4))
-        return -1;
-    scan->n = n;
-    for (int i = 0; i < n; i++) {
-        /* libjpeg matches components in frame order (see jpeg_dc.c). */
-        int id = p[1 + 2 * i], tables = p[2 + 2 * i], found = -1;
-        for (int c = i; c < st->nc; c++)
-            if (cinfo->comp_info[c].component_id == id) {
-                found = c;
-                break;
-            }
-        if (found < 0)
-            return -1;
-        for (int j = 0; j < i; j++)
-            if (scan->comp[j] == found)
-                return -1;
-        scan->comp[i] = found;
-        scan->dc_table[i] = tables >> 4;
-        scan->ac_table[i] = tables & 15;
-    }
-    const uint8_t *q = p + 1 + 2 * n;
-    scan->Ss = q[0];
-    scan->Se = q[1];
-    scan->Ah = q[2] >> 4;
-    scan->Al = q[2] & 15;
-    return 0;
-}
-
-/* Markers from `pos` up to the next SOS (returns 1) or EOI (0); -1 for
- * anything else than DHT, DQT, DRI, APPn, COM in between. */
-static int read_markers(pg_state *st, j_decompress_ptr cinfo, const uint8_t *pos, pg_scan *scan) {
-    const uint8_t *end = st->end;
-    for (;;) {
-        if (pos >= end || *pos != 0xFF)
-            return -1;
-        while (pos < end && *pos == 0xFF)
-            pos++;
-        if (pos >= end)
-            return -1;
-        int marker = *pos++;
-        if (marker == M_EOI)
-            return 0;
-        if (end - pos < 2)
-            return -1;
-        size_t length = read16(pos);
-        if (length < 2 || length > (size_t) (end - pos))
-            return -1;
-        const uint8_t *body = pos + 2;
-        size_t body_length = length - 2;
-        pos += length;
-        switch (marker) {
-        case M_SOS:
-            if (read_sos(st, cinfo, body, body_length, scan))
-                return -1;
-            scan->data = pos;
-            return 1;
-        case M_DHT:
-            if (read_dht(st, body, body_length))
-                return -1;
-            break;
-        case M_DQT:
-            if (read_dqt(st, body, body_length))
-                return -1;
-            break;
-        case M_DRI:
-            if (body_length != 2)
-                return -1;
-            st->restart_interval = read16(body);
-            break;
-        default:
-            if ((marker >= M_APP0 && marker <= M_APP15) || marker == M_COM)
-                break;
-            return -1;
-        }
-    }
 }
 
 /* ---------------------------------------------------------------------------
@@ -638,45 +219,29 @@ static int read_markers(pg_state *st, j_decompress_ptr cinfo, const uint8_t *pos
 /* Validates a scan (jdphuff.c's errors and warnings), updates the
  * progression, latches quantisers and builds the Huffman tables. Returns
  * the scan's kind or -1. */
-static int prepare_scan(pg_state *st, const pg_scan *scan) {
-    if (scan->n > 1) {
-        int blocks = 0;
-        for (int i = 0; i < scan->n; i++)
-            blocks += st->comp[scan->comp[i]].h * st->comp[scan->comp[i]].v;
-        if (blocks > MAX_BLOCKS_IN_MCU)
-            return -1;
-    }
-    int dc = scan->Ss == 0;
-    if (dc ? scan->Se != 0 : (scan->Ss > scan->Se || scan->Se > 63 || scan->n != 1))
+static int prepare_scan(pg_state *st, const js_scan *scan) {
+    if (!js_mcu_fits(&st->f, scan))
         return -1;
-    if ((scan->Ah != 0 && scan->Al != scan->Ah - 1) || scan->Al > MAX_POINT_TRANSFORM)
+    int dc = js_progression(&st->f, scan);
+    if (dc < 0)
         return -1;
-    for (int i = 0; i < scan->n; i++) {
-        int8_t *bits = st->comp[scan->comp[i]].bits;
-        if (!dc && bits[0] < 0)
-            return -1;
-        for (int k = scan->Ss; k <= scan->Se; k++) {
-            if (scan->Ah != (bits[k] < 0 ? 0 : bits[k]))
-                return -1;
-            bits[k] = (int8_t) scan->Al;
-        }
-    }
     int kind = dc ? (scan->Ah ? SCAN_DC_REFINE : SCAN_DC_FIRST)
                   : (scan->Ah ? SCAN_AC_REFINE : SCAN_AC_FIRST);
     for (int i = 0; i < scan->n; i++) {
         pg_component *comp = &st->comp[scan->comp[i]];
         if (!comp->latched) {
-            if (!st->quant_defined[comp->quant_table])
+            int table = comp->g->quant_table;
+            if (!st->s.quant_defined[table])
                 return -1;
-            memcpy(comp->q, st->quant[comp->quant_table], sizeof comp->q);
+            memcpy(comp->q, st->s.quant[table], sizeof comp->q);
             comp->latched = 1;
         }
         int d = scan->dc_table[i], a = scan->ac_table[i];
-        if (d >= 4 || a >= 4)
+        if (d >= JS_TABLES || a >= JS_TABLES)
             return -1;
-        if (kind == SCAN_DC_FIRST && build_huff(&st->dc_raw[d], &st->derived[d], 1))
+        if (kind == SCAN_DC_FIRST && build_huff(&st->s.dc[d], &st->derived[d], 1))
             return -1;
-        if (!dc && build_huff(&st->ac_raw[a], &st->derived[4 + a], 0))
+        if (!dc && build_huff(&st->s.ac[a], &st->derived[JS_TABLES + a], 0))
             return -1;
     }
     return kind;
@@ -692,7 +257,7 @@ static inline void refine_kept(int16_t *coef, int slot, int p1) {
 }
 
 /* One block of an AC first scan. Returns 0 or -1. */
-static inline __attribute__((always_inline)) int ac_first_block(pg_bits *b, const pg_huff *h, const pg_scan *scan,
+static inline __attribute__((always_inline)) int ac_first_block(js_bits *b, const pg_huff *h, const js_scan *scan,
                                  unsigned *eobrun, int16_t *coef, uint64_t *nz,
                                  const int8_t *slot) {
     if (*eobrun) {
@@ -703,10 +268,10 @@ static inline __attribute__((always_inline)) int ac_first_block(pg_bits *b, cons
     uint64_t bits = *nz;
     for (int k = scan->Ss; k <= Se; k++) {
         if (b->nbits < 32)
-            refill(b);
-        int32_t e = h->fast[b->acc >> (64 - LOOK)];
+            js_refill(b);
+        int32_t e = h->fast[b->acc >> (64 - JS_LOOK)];
         if (e) {
-            drop(b, e & 0xFF);
+            js_drop(b, e & 0xFF);
             k += (e >> 8) & 0xFF;
             if (k > Se)
                 return -1;
@@ -717,7 +282,7 @@ static inline __attribute__((always_inline)) int ac_first_block(pg_bits *b, cons
                 coef[slot[k]] = value;
             continue;
         }
-        int s = symbol(b, h);
+        int s = js_symbol(b, &h->base);
         if (s < 0)
             return -1;
         int r = s >> 4;
@@ -726,7 +291,7 @@ static inline __attribute__((always_inline)) int ac_first_block(pg_bits *b, cons
             k += r;
             if (k > Se)
                 return -1; /* libjpeg writes past the band: corrupt */
-            int16_t value = (int16_t) ((uint32_t) extend(b, s) << Al);
+            int16_t value = (int16_t) ((uint32_t) js_extend(b, s) << Al);
             uint64_t bit = (uint64_t) 1 << k;
             bits = value ? bits | bit : bits & ~bit;
             if (slot[k] >= 0)
@@ -736,7 +301,7 @@ static inline __attribute__((always_inline)) int ac_first_block(pg_bits *b, cons
         } else {
             unsigned run = 1u << r;
             if (r)
-                run += get_bits(b, r);
+                run += js_get_bits(b, r);
             *eobrun = run - 1;
             break;
         }
@@ -755,25 +320,25 @@ static inline uint64_t band(int k, int Se) {
 /* Reads the correction bits of the nonzero coefficients in `mask`, in order,
  * refining the kept ones (`kept`: their bits); the others' bits are only
  * skipped, in bulk once no kept one is left. */
-static inline __attribute__((always_inline)) void correct(pg_bits *b, uint64_t mask, uint64_t kept, int16_t *coef,
+static inline __attribute__((always_inline)) void correct(js_bits *b, uint64_t mask, uint64_t kept, int16_t *coef,
                            const int8_t *slot, int p1) {
     while (mask & kept) {
         int k = __builtin_ctzll(mask);
         mask &= mask - 1;
-        if (get_bit(b) && slot[k] >= 0)
+        if (js_get_bit(b) && slot[k] >= 0)
             refine_kept(coef, slot[k], p1);
     }
     int rest = __builtin_popcountll(mask);
     while (rest > 0) {
         int n = rest > 16 ? 16 : rest;
-        get_bits(b, n);
+        js_get_bits(b, n);
         rest -= n;
     }
 }
 
 /* One block of an AC refinement scan (G.1.2.3; jdphuff.c, whose loop over
  * the coefficients this does with bit masks). Returns 0 or -1. */
-static inline __attribute__((always_inline)) int ac_refine_block(pg_bits *b, const pg_huff *h, const pg_scan *scan,
+static inline __attribute__((always_inline)) int ac_refine_block(js_bits *b, const pg_huff *h, const js_scan *scan,
                                   unsigned *eobrun, int16_t *coef, uint64_t *nz,
                                   const int8_t *slot, uint64_t kept) {
     int Se = scan->Se, p1 = 1 << scan->Al;
@@ -781,7 +346,7 @@ static inline __attribute__((always_inline)) int ac_refine_block(pg_bits *b, con
     int k = scan->Ss;
     if (*eobrun == 0) {
         while (k <= Se) {
-            int s = symbol(b, h);
+            int s = js_symbol(b, &h->base);
             if (s < 0)
                 return -1;
             int r = s >> 4;
@@ -790,11 +355,11 @@ static inline __attribute__((always_inline)) int ac_refine_block(pg_bits *b, con
             if (s) {
                 if (s != 1)
                     return -1;
-                value = get_bit(b) ? p1 : -p1;
+                value = js_get_bit(b) ? p1 : -p1;
             } else if (r != 15) {
                 unsigned run = 1u << r;
                 if (r)
-                    run += get_bits(b, r);
+                    run += js_get_bits(b, r);
                 *eobrun = run;
                 break;
             }
@@ -827,62 +392,64 @@ static inline __attribute__((always_inline)) int ac_refine_block(pg_bits *b, con
 /* Where a scan's decode stands at the start of a row of its MCUs: all it
  * takes to resume there (the banded decode's second pass). */
 typedef struct {
-    pg_bits b;
+    js_bits b;
     unsigned eobrun, left;
     int next_rst;
-    int32_t pred[MAX_SCAN_COMPONENTS];
+    int32_t pred[JS_MAX_SCAN_COMPONENTS];
 } pg_cursor;
+
+/* Notes where a scan's decode stands (`pred`: a DC scan's predictions, NULL
+ * for an AC scan). */
+static void mark_cursor(pg_cursor *mark, const js_bits *b, unsigned eobrun, unsigned left, int next_rst,
+                        const int32_t *pred) {
+    memset(mark, 0, sizeof *mark);
+    mark->b = *b;
+    mark->eobrun = eobrun;
+    mark->left = left;
+    mark->next_rst = next_rst;
+    if (pred)
+        memcpy(mark->pred, pred, sizeof mark->pred);
+}
 
 /* A scan's rows of MCUs, and how many of them make a band: a non-interleaved
  * scan (every AC scan) covers its component's real blocks, one a MCU. */
-static size_t scan_rows(const pg_state *st, const pg_scan *scan, size_t *band) {
+static size_t scan_rows(const pg_state *st, const js_scan *scan, size_t *band) {
     if (scan->n == 1) {
         const pg_component *comp = &st->comp[scan->comp[0]];
         *band = comp->band_rows;
-        return comp->bh;
+        return comp->g->bh;
     }
     *band = st->band_mcus;
-    return st->mcuy;
+    return st->f.mcuy;
 }
 
 /* Rows `from` to `to` of an AC scan, with `refine` a constant so that each
  * kind gets its own loop. At each band's first row, the cursor goes to
  * `marks` when given. Returns 0 or -1. */
-static inline __attribute__((always_inline)) int ac_scan(pg_state *st, const pg_scan *scan, const pg_huff *ac,
+static inline __attribute__((always_inline)) int ac_scan(pg_state *st, const js_scan *scan, const pg_huff *ac,
                                                          unsigned restart, pg_cursor *cur, size_t from, size_t to,
                                                          pg_cursor *marks, int refine) {
     pg_component *comp = &st->comp[scan->comp[0]];
     size_t nn = comp->nn, band = comp->band_rows;
-    pg_bits b = cur->b;
+    js_bits b = cur->b;
     unsigned eobrun = cur->eobrun, left = cur->left;
     int next_rst = cur->next_rst;
     for (size_t my = from; my < to; my++) {
-        if (marks && my % band == 0) {
-            pg_cursor *mark = &marks[my / band];
-            memset(mark, 0, sizeof *mark);
-            mark->b = b;
-            mark->eobrun = eobrun;
-            mark->left = left;
-            mark->next_rst = next_rst;
-        }
+        if (marks && my % band == 0)
+            mark_cursor(&marks[my / band], &b, eobrun, left, next_rst, NULL);
         size_t row = my % comp->window;
-        int16_t *coef = comp->coef + row * comp->pw * nn;
-        uint64_t *nz = comp->nz + row * comp->pw;
-        for (size_t mx = 0; mx < comp->bw; mx++, coef += nn, nz++) {
-            if (restart) {
-                if (left == 0) {
-                    if (read_restart(&b, next_rst))
-                        return -1;
-                    eobrun = 0;
-                    next_rst = (next_rst + 1) & 7;
-                    left = restart;
-                }
-                left--;
-            }
+        int16_t *coef = comp->coef + row * comp->g->pw * nn;
+        uint64_t *nz = comp->nz + row * comp->g->pw;
+        for (size_t mx = 0; mx < comp->g->bw; mx++, coef += nn, nz++) {
+            int began = js_restart(&b, restart, &left, &next_rst);
+            if (began < 0)
+                return -1;
+            if (began)
+                eobrun = 0;
             if (refine ? ac_refine_block(&b, ac, scan, &eobrun, coef, nz, comp->slot, comp->kept)
                        : ac_first_block(&b, ac, scan, &eobrun, coef, nz, comp->slot))
                 return -1;
-            if (b.nbits < b.pad)
+            if (js_overrun(&b))
                 return -1; /* bits taken from past the end of the data */
         }
     }
@@ -894,66 +461,52 @@ static inline __attribute__((always_inline)) int ac_scan(pg_state *st, const pg_
 }
 
 /* Rows `from` to `to` of a DC scan, interleaved or not. */
-static int dc_scan(pg_state *st, const pg_scan *scan, int kind, const pg_huff *const *dc, unsigned restart,
+static int dc_scan(pg_state *st, const js_scan *scan, int kind, const pg_huff *const *dc, unsigned restart,
                    pg_cursor *cur, size_t from, size_t to, pg_cursor *marks) {
     int n = scan->n;
     size_t band;
-    size_t mcus_x = n == 1 ? st->comp[scan->comp[0]].bw : st->mcux;
+    size_t mcus_x = n == 1 ? st->f.comp[scan->comp[0]].bw : st->f.mcux;
     scan_rows(st, scan, &band);
-    int bh[MAX_SCAN_COMPONENTS], bv[MAX_SCAN_COMPONENTS];
+    int bh[JS_MAX_SCAN_COMPONENTS], bv[JS_MAX_SCAN_COMPONENTS];
     for (int i = 0; i < n; i++) {
-        bh[i] = n == 1 ? 1 : st->comp[scan->comp[i]].h;
-        bv[i] = n == 1 ? 1 : st->comp[scan->comp[i]].v;
+        bh[i] = n == 1 ? 1 : st->f.comp[scan->comp[i]].h;
+        bv[i] = n == 1 ? 1 : st->f.comp[scan->comp[i]].v;
     }
     int Al = scan->Al;
-    pg_bits b = cur->b;
+    js_bits b = cur->b;
     unsigned left = cur->left;
     int next_rst = cur->next_rst;
-    int32_t pred[MAX_SCAN_COMPONENTS];
+    int32_t pred[JS_MAX_SCAN_COMPONENTS];
     memcpy(pred, cur->pred, sizeof pred);
     for (size_t my = from; my < to; my++) {
-        if (marks && my % band == 0) {
-            pg_cursor *mark = &marks[my / band];
-            memset(mark, 0, sizeof *mark);
-            mark->b = b;
-            mark->left = left;
-            mark->next_rst = next_rst;
-            memcpy(mark->pred, pred, sizeof pred);
-        }
+        if (marks && my % band == 0)
+            mark_cursor(&marks[my / band], &b, 0, left, next_rst, pred);
         for (size_t mx = 0; mx < mcus_x; mx++) {
-            if (restart) {
-                if (left == 0) {
-                    if (read_restart(&b, next_rst))
-                        return -1;
-                    memset(pred, 0, sizeof pred);
-                    next_rst = (next_rst + 1) & 7;
-                    left = restart;
-                }
-                left--;
-            }
+            if (js_restart_dc(&b, restart, &left, &next_rst, pred))
+                return -1;
             for (int i = 0; i < n; i++) {
                 pg_component *comp = &st->comp[scan->comp[i]];
                 size_t nn = comp->nn;
                 for (int by = 0; by < bv[i]; by++) {
                     size_t row = (my * (size_t) bv[i] + (size_t) by) % comp->window;
-                    int16_t *coef = comp->coef + (row * comp->pw + mx * (size_t) bh[i]) * nn;
+                    int16_t *coef = comp->coef + (row * comp->g->pw + mx * (size_t) bh[i]) * nn;
                     for (int bx = 0; bx < bh[i]; bx++, coef += nn) {
                         if (kind == SCAN_DC_FIRST) {
-                            int size = symbol(&b, dc[i]);
+                            int size = js_symbol(&b, &dc[i]->base);
                             if (size < 0)
                                 return -1;
-                            int64_t sum = (int64_t) pred[i] + extend(&b, size);
+                            int64_t sum = (int64_t) pred[i] + js_extend(&b, size);
                             if (sum > INT32_MAX || sum < INT32_MIN)
                                 return -1;
                             pred[i] = (int32_t) sum;
                             coef[0] = (int16_t) ((uint32_t) pred[i] << Al);
-                        } else if (get_bit(&b)) {
+                        } else if (js_get_bit(&b)) {
                             coef[0] = (int16_t) (coef[0] | (1 << Al));
                         }
                     }
                 }
             }
-            if (b.nbits < b.pad)
+            if (js_overrun(&b))
                 return -1; /* bits taken from past the end of the data */
         }
     }
@@ -967,7 +520,7 @@ static int dc_scan(pg_state *st, const pg_scan *scan, int kind, const pg_huff *c
 /* A scan as the banded decode replays it, band by band: its header, the
  * tables and restart interval in force, and its cursor at each band. */
 typedef struct {
-    pg_scan scan;
+    js_scan scan;
     int kind;
     unsigned restart;
     pg_huff *tables; /* DC tables of the scan's components, then its AC table */
@@ -979,7 +532,7 @@ typedef struct {
 #define PG_MAX_SCANS 64
 
 /* Rows `from` to `to` of a scan, from `cur`. */
-static int run_scan(pg_state *st, const pg_scan *scan, int kind, const pg_huff *const *dc, const pg_huff *ac,
+static int run_scan(pg_state *st, const js_scan *scan, int kind, const pg_huff *const *dc, const pg_huff *ac,
                     unsigned restart, pg_cursor *cur, size_t from, size_t to, pg_cursor *marks) {
     switch (kind) {
     case SCAN_AC_FIRST:
@@ -993,51 +546,51 @@ static int run_scan(pg_state *st, const pg_scan *scan, int kind, const pg_huff *
 
 /* Decodes one whole scan (with its cursor at each band into `marks`, when
  * given). Sets *next to the byte after the scan's data. Returns 0 or -1. */
-static int decode_scan(pg_state *st, const pg_scan *scan, int kind, pg_cursor *marks, const uint8_t **next) {
-    const pg_huff *dc[MAX_SCAN_COMPONENTS];
+static int decode_scan(pg_state *st, const js_scan *scan, int kind, pg_cursor *marks, const uint8_t **next) {
+    const pg_huff *dc[JS_MAX_SCAN_COMPONENTS];
     for (int i = 0; i < scan->n; i++)
-        dc[i] = &st->derived[scan->dc_table[i] & 3];
-    const pg_huff *ac = &st->derived[4 + (scan->ac_table[0] & 3)];
+        dc[i] = &st->derived[scan->dc_table[i] & (JS_TABLES - 1)];
+    const pg_huff *ac = &st->derived[JS_TABLES + (scan->ac_table[0] & (JS_TABLES - 1))];
     pg_cursor cur;
     memset(&cur, 0, sizeof cur);
     cur.b.p = scan->data;
-    cur.b.end = st->end;
-    cur.left = st->restart_interval;
+    cur.b.end = st->s.end;
+    cur.left = st->s.restart_interval;
     size_t band, rows = scan_rows(st, scan, &band);
-    if (run_scan(st, scan, kind, dc, ac, st->restart_interval, &cur, 0, rows, marks))
+    if (run_scan(st, scan, kind, dc, ac, st->s.restart_interval, &cur, 0, rows, marks))
         return -1;
-    if (cur.b.nbits - cur.b.pad >= 8)
+    if (js_leftover(&cur.b))
         return -1;
     *next = cur.b.p;
     return 0;
 }
 
 /* Keeps what replaying `scan` takes (the banded decode's first pass). */
-static int keep_replay(const pg_state *st, const pg_scan *scan, int kind, pg_replay *replay) {
+static int keep_replay(const pg_state *st, const js_scan *scan, int kind, pg_replay *replay) {
     memset(replay, 0, sizeof *replay);
     replay->scan = *scan;
     replay->kind = kind;
-    replay->restart = st->restart_interval;
+    replay->restart = st->s.restart_interval;
     int dc = kind == SCAN_DC_FIRST ? scan->n : 0, ac = kind == SCAN_AC_FIRST || kind == SCAN_AC_REFINE;
     replay->tables = malloc(sizeof(pg_huff) * (size_t) (dc + ac + 1));
     replay->marks = calloc(st->bands, sizeof(pg_cursor));
     if (!replay->tables || !replay->marks)
         return -1;
     for (int i = 0; i < dc; i++)
-        replay->tables[i] = st->derived[scan->dc_table[i] & 3];
+        replay->tables[i] = st->derived[scan->dc_table[i] & (JS_TABLES - 1)];
     if (ac)
-        replay->tables[dc] = st->derived[4 + (scan->ac_table[0] & 3)];
+        replay->tables[dc] = st->derived[JS_TABLES + (scan->ac_table[0] & (JS_TABLES - 1))];
     return 0;
 }
 
 /* Band `index` of every component, all scans replayed over it, into the
  * half of each component's window it maps to. Returns 0 or -1. */
 static int decode_band(pg_state *st, const pg_replay *replays, size_t count, size_t index) {
-    for (int c = 0; c < st->nc; c++) {
+    for (int c = 0; c < st->f.nc; c++) {
         pg_component *comp = &st->comp[c];
         size_t first = (index * comp->band_rows) % comp->window;
-        memset(comp->coef + first * comp->pw * comp->nn, 0, comp->band_rows * comp->pw * comp->nn * sizeof(int16_t));
-        memset(comp->nz + first * comp->pw, 0, comp->band_rows * comp->pw * sizeof(uint64_t));
+        memset(comp->coef + first * comp->g->pw * comp->nn, 0, comp->band_rows * comp->g->pw * comp->nn * sizeof(int16_t));
+        memset(comp->nz + first * comp->g->pw, 0, comp->band_rows * comp->g->pw * sizeof(uint64_t));
     }
     for (size_t s = 0; s < count; s++) {
         const pg_replay *r = &replays[s];
@@ -1045,7 +598,7 @@ static int decode_band(pg_state *st, const pg_replay *replays, size_t count, siz
         if (from >= rows)
             continue;
         size_t to = from + band < rows ? from + band : rows;
-        const pg_huff *dc[MAX_SCAN_COMPONENTS];
+        const pg_huff *dc[JS_MAX_SCAN_COMPONENTS];
         int ndc = r->kind == SCAN_DC_FIRST ? r->scan.n : 0;
         for (int i = 0; i < ndc; i++)
             dc[i] = &r->tables[i];
@@ -1131,7 +684,7 @@ static int rows_init(pg_rows *rows, const pg_component *comp) {
     for (int v = 0; v < kept; v++)
         for (int u = 0; u < kept; u++)
             rows->q[v * kept + u] = (float) (int16_t) comp->q[v * 8 + u];
-    rows->stride = comp->pw * (size_t) n;
+    rows->stride = comp->g->pw * (size_t) n;
     rows->ring = malloc(3 * (size_t) n * rows->stride);
     rows->held[0] = rows->held[1] = rows->held[2] = SIZE_MAX;
     rows->released = 0;
@@ -1159,7 +712,7 @@ static void coef_release(pg_rows *rows, size_t by) {
     if (by < 3 || comp->coef_bytes == 0)
         return;
     size_t page = PG_PAGE;
-    size_t row_bytes = comp->pw * (size_t) comp->k * (size_t) comp->k * sizeof(int16_t);
+    size_t row_bytes = comp->g->pw * (size_t) comp->k * (size_t) comp->k * sizeof(int16_t);
     size_t end = (by - 2) * row_bytes;
     end -= end % page;
     if (end > comp->coef_bytes || end < rows->released + PG_RELEASE_STEP)
@@ -1181,8 +734,8 @@ static void render_block_row_4x4(const pg_rows *rows, size_t by, uint8_t *out) {
             column[u][j] = rows->t[j][u];
             q[u][j] = rows->q[u * 4 + j];
         }
-    for (size_t bx = 0; bx < comp->pw; bx++) {
-        const int16_t *c = comp->coef + (by % comp->window * comp->pw + bx) * 16;
+    for (size_t bx = 0; bx < comp->g->pw; bx++) {
+        const int16_t *c = comp->coef + (by % comp->window * comp->g->pw + bx) * 16;
         float4 pass[4]; /* pass[v][j] */
         for (int v = 0; v < 4; v++) {
             float4 d = { (float) c[v * 4], (float) c[v * 4 + 1], (float) c[v * 4 + 2], (float) c[v * 4 + 3] };
@@ -1218,8 +771,8 @@ static void render_block_row_2x2(const pg_rows *rows, size_t by, uint8_t *out) {
         row_t[w] = r;
         col_t[w] = c;
     }
-    for (size_t bx = 0; bx < comp->pw; bx++) {
-        const int16_t *c = comp->coef + (by % comp->window * comp->pw + bx) * 16;
+    for (size_t bx = 0; bx < comp->g->pw; bx++) {
+        const int16_t *c = comp->coef + (by % comp->window * comp->g->pw + bx) * 16;
         float4 sum = { 0, 0, 0, 0 };
         for (int v = 0; v < 4; v++) {
             float4 pass = { 0, 0, 0, 0 };
@@ -1248,8 +801,8 @@ static void render_block_row_8x8(const pg_rows *rows, size_t by, uint8_t *out) {
     for (int u = 0; u < 8; u++)
         for (int j = 0; j < 8; j++)
             column[u][j] = rows->t[j][u];
-    const int16_t *c = comp->coef + by % comp->window * comp->pw * 64;
-    for (size_t bx = 0; bx < comp->pw; bx++, c += 64) {
+    const int16_t *c = comp->coef + by % comp->window * comp->g->pw * 64;
+    for (size_t bx = 0; bx < comp->g->pw; bx++, c += 64) {
         float8 pass[8]; /* pass[v][j] */
         int live[8], count = 0;
         for (int v = 0; v < 8; v++) {
@@ -1291,8 +844,8 @@ static void render_block_row(const pg_rows *rows, size_t by, uint8_t *out) {
         return;
     }
     size_t nn = (size_t) kept * kept, stride = rows->stride;
-    for (size_t bx = 0; bx < comp->pw; bx++) {
-        const int16_t *c = comp->coef + (by % comp->window * comp->pw + bx) * nn;
+    for (size_t bx = 0; bx < comp->g->pw; bx++) {
+        const int16_t *c = comp->coef + (by % comp->window * comp->g->pw + bx) * nn;
         float pass[8][8]; /* pass[v][j]: the row pass over u */
         for (int v = 0; v < kept; v++) {
             float d[8];
@@ -1429,22 +982,6 @@ static void component_row(pg_rows *rows, size_t y, size_t ow, uint8_t *line) {
     }
 }
 
-static uint8_t clamp255(int v) {
-    return (uint8_t) (v < 0 ? 0 : v > 255 ? 255 : v);
-}
-
-/* YCbCr -> RGB with jdcolor.c's fixed-point arithmetic, a row at a time:
- * a branch-free loop the compiler vectorises. */
-static void ycc_to_rgb(const uint8_t *restrict y, const uint8_t *restrict cb, const uint8_t *restrict cr,
-                       size_t count, uint8_t *restrict rgb) {
-    for (size_t x = 0; x < count; x++) {
-        int Y = y[x], b = cb[x] - 128, r = cr[x] - 128;
-        rgb[3 * x] = clamp255(Y + ((FIX_1_40200 * r + COLOUR_ONE_HALF) >> COLOUR_SCALE_BITS));
-        rgb[3 * x + 1] = clamp255(Y + ((-FIX_0_34414 * b - FIX_0_71414 * r + COLOUR_ONE_HALF) >> COLOUR_SCALE_BITS));
-        rgb[3 * x + 2] = clamp255(Y + ((FIX_1_77200 * b + COLOUR_ONE_HALF) >> COLOUR_SCALE_BITS));
-    }
-}
-
 /* ---------------------------------------------------------------------------
  * The decode
  */
@@ -1470,27 +1007,27 @@ static int streams(size_t ow, size_t oh, int tw, int th) {
 
 static size_t peak_bytes(const pg_state *st, size_t ow, size_t oh, int tw, int th) {
     size_t held = 0, parse = 0, replay = 0;
-    for (int c = 0; c < st->nc; c++) {
+    for (int c = 0; c < st->f.nc; c++) {
         const pg_component *comp = &st->comp[c];
-        size_t blocks = st->banded ? comp->window * comp->pw : comp->pw * comp->ph;
+        size_t blocks = st->banded ? comp->window * comp->g->pw : comp->g->pw * comp->g->ph;
         size_t per_block = 2 * comp->nn + sizeof(uint64_t);
         if (add_size(&held, blocks, per_block) ||
-            add_size(&held, comp->pw * 3, (size_t) comp->n * (size_t) comp->n) ||
-            add_size(&parse, comp->pw * comp->ph, sizeof(uint64_t)))
+            add_size(&held, comp->g->pw * 3, (size_t) comp->n * (size_t) comp->n) ||
+            add_size(&parse, comp->g->pw * comp->g->ph, sizeof(uint64_t)))
             return 0;
     }
     if (streams(ow, oh, tw, th)) {
         /* The resample's input rows and scratch, and its output. */
-        size_t stream = resample_stream_bytes((int) ow, (int) oh, st->nc, tw, th);
-        if (stream == 0 || add_size(&held, stream, 1) || add_size(&held, (size_t) tw * (size_t) st->nc, (size_t) th))
+        size_t stream = resample_stream_bytes((int) ow, (int) oh, st->f.nc, tw, th);
+        if (stream == 0 || add_size(&held, stream, 1) || add_size(&held, (size_t) tw * (size_t) st->f.nc, (size_t) th))
             return 0;
-    } else if (add_size(&held, ow * (size_t) st->nc, oh)) {
+    } else if (add_size(&held, ow * (size_t) st->f.nc, oh)) {
         return 0;
     }
     if (!st->banded)
         return held;
     if (add_size(&held, ow, 3) ||
-        add_size(&replay, PG_MAX_SCANS, sizeof(pg_replay) + (size_t) (st->nc + 1) * sizeof(pg_huff)) ||
+        add_size(&replay, PG_MAX_SCANS, sizeof(pg_replay) + (size_t) (st->f.nc + 1) * sizeof(pg_huff)) ||
         add_size(&replay, PG_MAX_SCANS, st->bands * sizeof(pg_cursor)))
         return 0;
     size_t total = held > parse ? held : parse;
@@ -1500,8 +1037,8 @@ static size_t peak_bytes(const pg_state *st, size_t ow, size_t oh, int tw, int t
 }
 
 static void output_size(const pg_state *st, size_t *ow, size_t *oh) {
-    *ow = st->width / (size_t) st->shrink;
-    *oh = st->height / (size_t) st->shrink;
+    *ow = st->f.width / (size_t) st->shrink;
+    *oh = st->f.height / (size_t) st->shrink;
     *ow = *ow ? *ow : 1;
     *oh = *oh ? *oh : 1;
 }
@@ -1509,7 +1046,7 @@ static void output_size(const pg_state *st, size_t *ow, size_t *oh) {
 size_t jpeg_prog_peak_bytes(j_decompress_ptr cinfo, int shrink, int target_w, int target_h) {
     pg_state st;
     memset(&st, 0, sizeof st);
-    if (setup_frame(&st, cinfo, NULL, shrink))
+    if (setup_frame(&st, cinfo, shrink))
         return 0;
     size_t ow, oh;
     output_size(&st, &ow, &oh);
@@ -1520,7 +1057,7 @@ size_t jpeg_prog_peak_bytes(j_decompress_ptr cinfo, int shrink, int target_w, in
  * coefficient kept (the nonzero bits alone, which the refinement scans'
  * syntax needs), its cursor noted at each band. */
 static void parse_only(pg_state *st, int16_t *dummy, int8_t slots[][64], uint64_t *kept) {
-    for (int c = 0; c < st->nc; c++) {
+    for (int c = 0; c < st->f.nc; c++) {
         pg_component *comp = &st->comp[c];
         memcpy(slots[c], comp->slot, 64);
         kept[c] = comp->kept;
@@ -1528,21 +1065,21 @@ static void parse_only(pg_state *st, int16_t *dummy, int8_t slots[][64], uint64_
         comp->kept = 0;
         comp->nn = 0;
         comp->coef = dummy; /* the DC scans' writes land here */
-        comp->window = comp->ph;
+        comp->window = comp->g->ph;
     }
 }
 
 /* Back to keeping every coefficient, two bands at a time. */
 static int keep_bands(pg_state *st, int8_t slots[][64], const uint64_t *kept) {
-    for (int c = 0; c < st->nc; c++) {
+    for (int c = 0; c < st->f.nc; c++) {
         pg_component *comp = &st->comp[c];
         memcpy(comp->slot, slots[c], 64);
         comp->kept = kept[c];
         comp->nn = (size_t) comp->k * (size_t) comp->k;
         comp->window = 2 * comp->band_rows;
         free(comp->nz);
-        comp->coef = calloc(comp->window * comp->pw * comp->nn, sizeof(int16_t));
-        comp->nz = calloc(comp->window * comp->pw, sizeof(uint64_t));
+        comp->coef = calloc(comp->window * comp->g->pw * comp->nn, sizeof(int16_t));
+        comp->nz = calloc(comp->window * comp->g->pw, sizeof(uint64_t));
         if (!comp->coef || !comp->nz)
             return -1;
     }
@@ -1553,9 +1090,10 @@ int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, int
                      size_t max_bytes, uint8_t **pixels_out, size_t *width_out, size_t *height_out, int *bands_out) {
     pg_state st;
     memset(&st, 0, sizeof st);
-    if (setup_frame(&st, cinfo, end, shrink))
+    if (setup_frame(&st, cinfo, shrink))
         return -1;
-    int nc = st.nc;
+    js_stream_init(&st.s, cinfo, end);
+    int nc = st.f.nc;
     size_t ow, oh;
     output_size(&st, &ow, &oh);
     size_t total = peak_bytes(&st, ow, oh, target_w, target_h);
@@ -1573,7 +1111,7 @@ int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, int
     int8_t slots[3][64];
     uint64_t kept[3];
     int result = -1;
-    st.derived = malloc(sizeof(pg_huff) * 8);
+    st.derived = malloc(sizeof(pg_huff) * 2 * JS_TABLES);
     if (!st.derived)
         goto done;
     if (st.banded) {
@@ -1584,7 +1122,7 @@ int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, int
     }
     for (int c = 0; c < nc; c++) {
         pg_component *comp = &st.comp[c];
-        size_t blocks = comp->pw * comp->ph;
+        size_t blocks = comp->g->pw * comp->g->ph;
         if (!st.banded)
             comp->coef = coef_map(blocks * comp->nn * sizeof(int16_t), &comp->coef_bytes);
         comp->nz = calloc(blocks, sizeof(uint64_t));
@@ -1592,8 +1130,8 @@ int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, int
             goto done;
     }
 
-    pg_scan scan;
-    if (first_scan(&st, cinfo, &scan))
+    js_scan scan;
+    if (js_first_scan(&st.s, cinfo, st.f.nc, &scan))
         goto done;
     for (;;) {
         int kind = prepare_scan(&st, &scan);
@@ -1611,7 +1149,7 @@ int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, int
         const uint8_t *next;
         if (decode_scan(&st, &scan, kind, marks, &next))
             goto done;
-        int more = read_markers(&st, cinfo, next, &scan);
+        int more = js_read_markers(&st.s, cinfo, st.f.nc, next, &scan);
         if (more < 0)
             goto done;
         if (!more)
@@ -1621,7 +1159,7 @@ int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, int
      * block smoothing, jdcoefct.c, would change the low frequencies). */
     for (int c = 0; c < nc; c++)
         for (int k = 0; k <= 9; k++)
-            if (st.comp[c].bits[k] != 0)
+            if (st.f.comp[c].bits[k] != 0)
                 goto done;
 
     if (st.banded && keep_bands(&st, slots, kept))
@@ -1651,8 +1189,8 @@ int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, int
         if (st.banded) {
             /* The MCU row below this one as well: upsampling reads a row
              * ahead, and chroma's may lie there. */
-            size_t mcu = y * (size_t) shrink / (8 * (size_t) st.vmax) + 1;
-            size_t band = (mcu < st.mcuy ? mcu : st.mcuy - 1) / st.band_mcus;
+            size_t mcu = y * (size_t) shrink / (8 * (size_t) st.f.vmax) + 1;
+            size_t band = (mcu < st.f.mcuy ? mcu : st.f.mcuy - 1) / st.band_mcus;
             for (; decoded <= band; decoded++)
                 if (decode_band(&st, replays, scans, decoded))
                     goto done;
@@ -1669,14 +1207,7 @@ int jpeg_prog_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, int
             line[c] = scratch + (size_t) c * ow;
             component_row(&rows[c], y, ow, line[c]);
         }
-        if (st.ycc)
-            ycc_to_rgb(line[0], line[1], line[2], ow, o);
-        else
-            for (size_t x = 0; x < ow; x++) {
-                o[3 * x] = line[0][x];
-                o[3 * x + 1] = line[1][x];
-                o[3 * x + 2] = line[2][x];
-            }
+        js_rows_to_rgb(st.f.ycc, line[0], line[1], line[2], ow, o);
         if (stream)
             resample_stream_push(stream);
     }

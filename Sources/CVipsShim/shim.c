@@ -151,10 +151,6 @@ int shim_pngsave(VipsImage *in, void **buf, size_t *len, int strip) {
     return vips_pngsave_buffer(in, buf, len, "strip", strip ? TRUE : FALSE, NULL);
 }
 
-int shim_image_avg(VipsImage *in, double *out) {
-    return vips_avg(in, out, NULL);
-}
-
 void shim_free(void *buf) {
     g_free(buf);
 }
@@ -162,15 +158,6 @@ void shim_free(void *buf) {
 void shim_unref(VipsImage *image) {
     if (image)
         g_object_unref(image);
-}
-
-int shim_save_file(VipsImage *in, const char *path_and_options) {
-    return vips_image_write_to_file(in, path_and_options, NULL);
-}
-
-int shim_open_file(const char *path, VipsImage **out) {
-    *out = vips_image_new_from_file(path, "access", VIPS_ACCESS_RANDOM, NULL);
-    return *out ? 0 : -1;
 }
 
 void shim_malloc_trim(void) {

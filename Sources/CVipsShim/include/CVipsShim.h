@@ -81,21 +81,11 @@ int shim_webpsave(VipsImage *in, void **buf, size_t *len, int quality, int strip
 int shim_avifsave(VipsImage *in, void **buf, size_t *len, int quality, int strip);
 int shim_pngsave(VipsImage *in, void **buf, size_t *len, int strip);
 
-/// The mean of every pixel over all bands (vips_avg), which decodes the
-/// whole image; tests use it to check and compare outputs.
-int shim_image_avg(VipsImage *in, double *out);
-
 /// Frees a buffer returned by a saver.
 void shim_free(void *buf);
 
 /// Drops a reference (g_object_unref, a macro-like call Swift sees untyped).
 void shim_unref(VipsImage *image);
-
-/// Saves to a file; options may follow the name, e.g. "a.jpg[Q=90]".
-int shim_save_file(VipsImage *in, const char *path_and_options);
-
-/// Opens a file (random access), header first; pixels decode on demand.
-int shim_open_file(const char *path, VipsImage **out);
 
 /// glibc's malloc_trim(0): returns free heap pages to the system (not
 /// exported to Swift by the Glibc module).
@@ -167,10 +157,8 @@ typedef struct {
 /// more than `max_bytes`: the pixels, plus the whole image's coefficients
 /// when libjpeg must buffer them (see coefficient_bytes). Free the result with
 /// shim_jpeg_pixels_free (also after shim_jpeg_pixels_image).
-int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
-                            size_t max_bytes, shim_jpeg_pixels *out);
-
-/// shim_jpeg_direct_decode, except that a progressive file decoded by
+///
+/// With a target (0 x 0 for none), a progressive file decoded by
 /// jpeg_prog.c (1/1, 1/2, 1/4) comes out already resized to target_w ×
 /// target_h (Lanczos3, resample.c; both sides smaller than the decoded
 /// size): its rows stream into the resize, so the decoded image is never
@@ -207,8 +195,5 @@ void shim_jpeg_pixels_free(shim_jpeg_pixels *decoded);
 /// Never touches the libvips error buffer.
 int shim_icc_to_srgb8(unsigned char *pixels, size_t width, size_t height, int bands,
                       const void *icc, size_t icc_length);
-
-/// Empties the transform cache (for tests and benchmarks).
-void shim_icc_cache_clear(void);
 
 #endif

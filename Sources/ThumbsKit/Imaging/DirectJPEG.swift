@@ -67,11 +67,6 @@ enum DirectJPEG {
             compactBytesFull: header.compact_bytes_full)
     }
 
-    /// Decodes at 1/`shrink`, or nil when libvips should decode it instead.
-    static func decode(_ bytes: UnsafeRawBufferPointer, shrink: Int) -> DecodedPixels? {
-        decode(bytes, shrink: shrink, memoryBudget: memoryBudget)
-    }
-
     /// Decodes at 1/`shrink` within `memoryBudget` bytes (pixels, plus
     /// coefficients when libjpeg buffers them), or nil. With a `target`, a
     /// progressive file at 1/1 on `jpeg_prog.c` comes out resized to it

@@ -1,4 +1,5 @@
 import CVips
+import CThumbsTestShim
 import CVipsShim
 import Foundation
 import ThumbsTestSupport

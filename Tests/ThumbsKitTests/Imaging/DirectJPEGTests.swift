@@ -1,4 +1,5 @@
 import CVips
+import CThumbsTestShim
 import CVipsShim
 import Foundation
 import ThumbsTestSupport
@@ -95,9 +96,10 @@ final class DirectJPEGTests: TemporaryFolderTestCase {
         XCTAssertNil(Data([0xFF, 0xD8, 0xFF]).withUnsafeBytes { DirectJPEG.probe($0) })
     }
 
-    /// Mutated files: each one decodes to the declared size or falls back;
-    /// none may crash or hang, and the whole thumbnailer turns each into a
-    /// result or one clear error.
+    /// Mutated files: each one decodes to the size its header declares (as
+    /// libjpeg reads it) or falls back; none may crash or take more than a
+    /// few seconds, and the whole thumbnailer turns each into a result or
+    /// one clear error.
     func testMutatedFilesNeverCrash() throws {
         let original = try Data(contentsOf: URL(fileURLWithPath: textured("m", width: 203, height: 157, bands: 3, options: "[Q=85,restart-interval=2]")))
         var random = SplitMix(seed: 42)
@@ -115,21 +117,61 @@ final class DirectJPEGTests: TemporaryFolderTestCase {
             }
             if round % 10 == 0 { bytes.removeLast(Int(random.next() % 500)) }
             let data = Data(bytes)
-            for shrink in [8, 2] {
-                if let image = data.withUnsafeBytes({ DirectJPEG.decode($0, shrink: shrink) }) {
-                    decoded += 1
-                    XCTAssertLessThanOrEqual(image.width, 65535 / shrink)
-                }
+            let outcome = Outcome()
+            assertFinishes(within: 10, "round \(round)") {
+                outcome.set(Self.decodeAndThumbnail(data, settings: settings))
             }
-            try? data.withUnsafeBytes { raw in
-                let decoded = try Thumbnailer.decode(raw, settings: settings, limits: DecodeLimits())
-                _ = try Thumbnailer.finish(decoded, settings: settings)
+            guard let (sizes, result) = outcome.value else { continue }
+            let header = data.withUnsafeBytes { DirectJPEG.probe($0) }
+            for (shrink, size) in sizes {
+                guard let size else { continue }
+                decoded += 1
+                // libvips's loader keeps floor(side / shrink), at least 1.
+                let header = try XCTUnwrap(header, "decoded without a header, round \(round)")
+                XCTAssertEqual(size.width, max(1, header.width / shrink), "round \(round) 1/\(shrink)")
+                XCTAssertEqual(size.height, max(1, header.height / shrink), "round \(round) 1/\(shrink)")
+            }
+            switch result {
+            case .success(let thumbnail):
+                XCTAssertTrue(thumbnail.width > 0 && thumbnail.width <= 24 && thumbnail.height > 0, "round \(round)")
+            case .failure(let error):
+                XCTAssertFalse(error.message.isEmpty, "round \(round)")
+                XCTAssertFalse(error.message.contains("\n"), "one line: \(error.message)")
             }
         }
         XCTAssertGreaterThan(decoded, 0, "some mutations leave a decodable file")
     }
 
     // MARK: - Helpers
+
+    /// What one mutated file gives: the size of the direct decode at 1/8
+    /// and 1/2 (nil when it falls back), and the thumbnailer's result.
+    private static func decodeAndThumbnail(_ data: Data, settings: OutputSettings)
+        -> ([(Int, PixelSize?)], Result<PixelSize, ItemError>)
+    {
+        let sizes: [(Int, PixelSize?)] = [8, 2].map { shrink in
+            (shrink, data.withUnsafeBytes { DirectJPEG.decode($0, shrink: shrink) }.map { PixelSize(width: $0.width, height: $0.height) })
+        }
+        let result = data.withUnsafeBytes { raw -> Result<PixelSize, ItemError> in
+            do throws(ItemError) {
+                let decoded = try Thumbnailer.decode(raw, settings: settings, limits: DecodeLimits())
+                let rendered = try Thumbnailer.finish(decoded, settings: settings)
+                guard let first = rendered.thumbnails.first else { return .failure(ItemError(.encode, "no thumbnail")) }
+                return .success(PixelSize(width: first.width, height: first.height))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return (sizes, result)
+    }
+
+    /// A value handed back from the deadline's thread.
+    private final class Outcome: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: ([(Int, PixelSize?)], Result<PixelSize, ItemError>)?
+        func set(_ value: ([(Int, PixelSize?)], Result<PixelSize, ItemError>)) { lock.withLock { stored = value } }
+        var value: ([(Int, PixelSize?)], Result<PixelSize, ItemError>)? { lock.withLock { stored } }
+    }
 
     /// A photo-like JPEG: noise over gradients, so that blocks carry many AC
     /// coefficients of every size (long codes, runs, ZRL) as in a camera file.
