@@ -31,10 +31,13 @@ public enum ThumbsProcess {
         throw MissingExecutable(description: why + "; set \(allowMissingVariable)=1 to skip such tests instead")
     }
 
-    public static func start(_ arguments: [String], stderr: FileHandle? = nil) throws -> Process {
+    /// Starts `thumbs ARGUMENTS`, or `LAUNCHER… thumbs ARGUMENTS` when a
+    /// launcher is given (`setpriv` to drop privileges, `prlimit` for limits).
+    public static func start(_ arguments: [String], stderr: FileHandle? = nil, launcher: [String] = []) throws -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? executable)
+        process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [executable] + arguments
+        process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = stderr ?? FileHandle.nullDevice
         try process.run()
@@ -42,9 +45,9 @@ public enum ThumbsProcess {
     }
 
     /// Runs to the end and returns the exit status and what went to stderr.
-    public static func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+    public static func run(_ arguments: [String], launcher: [String] = []) throws -> (status: Int32, stderr: String) {
         let pipe = Pipe()
-        let process = try start(arguments, stderr: pipe.fileHandleForWriting)
+        let process = try start(arguments, stderr: pipe.fileHandleForWriting, launcher: launcher)
         try pipe.fileHandleForWriting.close()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

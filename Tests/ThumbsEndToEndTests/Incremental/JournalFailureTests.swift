@@ -62,22 +62,8 @@ final class JournalFailureTests: TemporaryFolderTestCase {
     }
 
     /// Runs `thumbs` with a file size limit of `fileSize` bytes and SIGXFSZ
-    /// ignored (inherited through exec), stderr to a file.
+    /// ignored (inherited through exec).
     private func runLimited(fileSize: Int, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        let errPath = root + "/stderr"
-        FileManager.default.createFile(atPath: errPath, contents: nil)
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "trap '' XFSZ; exec prlimit --fsize=\(fileSize) \"$@\"", "sh", ThumbsProcess.executable]
-            + arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = err
-        try process.run()
-        process.waitUntilExit()
-        try err.close()
-        let stderr = String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self)
-        return (process.terminationStatus, stderr)
+        try ThumbsProcess.run(arguments, launcher: ["/bin/sh", "-c", "trap '' XFSZ; exec prlimit --fsize=\(fileSize) \"$@\"", "sh"])
     }
 }

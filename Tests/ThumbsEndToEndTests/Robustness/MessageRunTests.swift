@@ -29,17 +29,18 @@ final class MessageRunTests: XCTestCase {
         XCTAssertEqual(allowed.manifest?.item("everyday.bmp")?.width, 40)
     }
 
-    /// Content the sniffer does not know fails unread ("not an image"),
+    /// Content the sniffer does not know, in a file named like an image,
+    /// fails unread ("not an image"),
     /// except under `--allow-untrusted`, where it goes to libvips' loaders
     /// (ImageMagick among them), which give their own verdict.
     func testUnknownContentReachesTheLoadersOnlyWhenUntrustedAreAllowed() async throws {
         let root = TestImages.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
         try FileManager.default.createDirectory(atPath: root + "/in", withIntermediateDirectories: true)
-        try Data(repeating: 0x5A, count: 4096).write(to: URL(fileURLWithPath: root + "/in/scan.tga"))
+        try Data(repeating: 0x5A, count: 4096).write(to: URL(fileURLWithPath: root + "/in/scan.jpg"))
 
         let plain = try await runThumbs([root + "/in"], out: root + "/plain") { $0.maxFailures = .percent(100) }
-        let refused = try XCTUnwrap(plain.manifest?.item("scan.tga")?.error)
+        let refused = try XCTUnwrap(plain.manifest?.item("scan.jpg")?.error)
         XCTAssertEqual(refused.code, "unsupported")
         XCTAssertTrue(refused.message.contains("not an image: "), refused.message)
 
@@ -47,7 +48,7 @@ final class MessageRunTests: XCTestCase {
             $0.maxFailures = .percent(100)
             $0.allowUntrusted = true
         }
-        let tried = try XCTUnwrap(allowed.manifest?.item("scan.tga"))
+        let tried = try XCTUnwrap(allowed.manifest?.item("scan.jpg"))
         XCTAssertEqual(tried.status, .failed)
         XCTAssertFalse(tried.error?.message.contains("not an image: ") ?? true, tried.error?.message ?? "")
         XCTAssertNotNil(tried.sha256, "a source handed to the loaders was read and hashed")

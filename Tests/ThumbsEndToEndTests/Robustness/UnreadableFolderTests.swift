@@ -26,23 +26,8 @@ final class UnreadableFolderTests: TemporaryFolderTestCase {
     /// `thumbs ARGUMENTS` as uid and gid 65534, without supplementary groups
     /// (as root) or as the current user (otherwise: already unprivileged).
     func runAsNobody(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
-        let process = Process()
-        let isRoot = getuid() == 0
-        process.executableURL = URL(fileURLWithPath: isRoot ? Self.setpriv : ThumbsProcess.executable)
-        process.arguments = (isRoot ? ["--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups", ThumbsProcess.executable] : [])
-            + arguments
-        let err = root + "/stderr-\(UUID().uuidString.prefix(6))"
-        _ = FileManager.default.createFile(atPath: err, contents: nil)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = handle
-        try process.run()
-        process.waitUntilExit()
-        try handle.close()
-        let text = String(decoding: FileManager.default.contents(atPath: err) ?? Data(), as: UTF8.self)
-        try FileManager.default.removeItem(atPath: err)
-        return (process.terminationStatus, text)
+        let launcher = getuid() == 0 ? [Self.setpriv, "--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups"] : []
+        return try ThumbsProcess.run(arguments, launcher: launcher)
     }
 
     /// Gives `root` and everything below it to uid 65534.
