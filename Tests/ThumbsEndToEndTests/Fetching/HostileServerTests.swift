@@ -122,6 +122,42 @@ final class HostileServerTests: XCTestCase {
         }
     }
 
+    /// A list cut short at a refused `next` link: what its unread pages held
+    /// is unknown, not gone. `--prune` deletes nothing of it, and its records
+    /// stay in the manifest for the run that reads those pages again.
+    func testAListCutShortPrunesNothingOfItsUnreadPages() async throws {
+        let mode = BaseBox()
+        let server = try await startServer { request, base in
+            switch (request.path, request.query["page"]) {
+            case ("/list", nil):
+                let next = mode.value == "refuse" ? "ftp://127.0.0.1/list?page=2" : "\(base)/list?page=2"
+                return .json("[\"\(base)/1.jpg\",\"\(base)/2.jpg\"]", headers: [("Link", "<\(next)>; rel=\"next\"")])
+            case ("/list", "2"):
+                return .json("[\"\(base)/3.jpg\",\"\(base)/4.jpg\"]")
+            default:  // each its own size: no duplicates
+                return .image(Self.images.jpeg(width: 40 + Int(request.path.utf8.dropFirst().first ?? 0), height: 30))
+            }
+        }
+        let out = TestImages.temporaryDirectory()
+        let first = try await runThumbs(["\(server.base)/list"], out: out)
+        XCTAssertEqual(first.status, .success)
+        XCTAssertEqual(try readManifest(out).items.map(\.id), ["1.jpg", "2.jpg", "3.jpg", "4.jpg"])
+
+        mode.value = "refuse"
+        let second = try await runThumbs(["\(server.base)/list"], out: out) {
+            $0.prune = true
+            $0.maxPrune = .percent(100)
+        }
+        XCTAssertEqual(second.status, .fatal)
+        let manifest = try readManifest(out)
+        XCTAssertEqual(Set(manifest.items.map(\.id)), ["1.jpg", "2.jpg", "3.jpg", "4.jpg"])
+        XCTAssertEqual(manifest.gone ?? [], [], "the unread page's entries are not gone")
+        for id in ["3.jpg", "4.jpg"] {
+            let path = try XCTUnwrap(manifest.item(id)?.outputs.first?.path, id)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/" + path), "\(id): \(path) was pruned")
+        }
+    }
+
     /// The same through the binary: exit 3, and one line on stderr names the
     /// refusal and the page that gave the link, after the summary.
     func testARefusedNextLinkIsOneLineAndExit3FromTheBinary() async throws {
