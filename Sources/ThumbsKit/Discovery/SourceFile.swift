@@ -52,7 +52,7 @@ final class SourceFile: @unchecked Sendable {
         }
         guard info.kind == .regular else {
             try? FileDescriptor.close(fd)
-            throw ItemError.io("cannot read \(path): \(Self.describe(info.kind)), not a regular file")
+            throw ItemError.io("cannot read \(path): \(info.kind.inWords), not a regular file")
         }
         self.fd = fd
         before = info
@@ -133,16 +133,5 @@ final class SourceFile: @unchecked Sendable {
             done += n
         }
         return done
-    }
-
-    private static func describe(_ kind: FileInfo.Kind) -> String {
-        switch kind {
-        case .fifo: "a FIFO (named pipe)"
-        case .characterDevice: "a character device"
-        case .blockDevice: "a block device"
-        case .socket: "a socket"
-        case .directory: "a folder"
-        default: "a special file"
-        }
     }
 }

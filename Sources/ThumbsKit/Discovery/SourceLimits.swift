@@ -44,14 +44,10 @@ struct SourceLimits: Sendable {
     /// the user knows it (a path, or a URL for a download).
     func check(_ header: SourceHeader, size: Int, name: String) throws(ItemError) {
         if let width = header.width, let height = header.height {
-            let pixels = width.multipliedReportingOverflow(by: height)
-            if pixels.overflow || pixels.partialValue > maxPixels {
-                throw ItemError.tooLarge(
-                    "\(width)×\(height) is \(Self.megapixels(width, height)) MP, over the limit of \(Self.megapixels(maxPixels, 1)) MP; raise --max-pixels to process it"
-                )
-            }
+            // The decoder's own check, so both refuse in the same words.
+            try DecodeLimits(maxPixels: maxPixels).checkPixels(width: width, height: height)
             if header.format == "jpeg" {
-                let most = pixels.partialValue.multipliedReportingOverflow(by: Self.bytesPerPixel).partialValue
+                let most = (width * height).multipliedReportingOverflow(by: Self.bytesPerPixel).partialValue
                     + Self.metadataAllowance
                 if size > most {
                     throw ItemError.tooLarge(
@@ -65,10 +61,6 @@ struct SourceLimits: Sendable {
                 "\(name) is \(Self.bytes(size)): \(header.format.uppercased()) is decoded from memory, and thumbs holds at most \(Self.bytes(largest)) of one source on this machine; the file was not read"
             )
         }
-    }
-
-    static func megapixels(_ w: Int, _ h: Int) -> String {
-        String(format: "%.1f", Double(w) * Double(h) / 1_000_000)
     }
 
     /// "20.0 GB", "512.0 MB", "900 bytes" (powers of 1024, as `ls -lh`).
