@@ -12,6 +12,7 @@
  * Build: see build.sh (target dccheck).
  */
 #include "CVipsShim.h"
+#include "slurp.h"
 
 #include <math.h>
 #include <setjmp.h>
@@ -78,18 +79,6 @@ static unsigned char *ref_decode(const unsigned char *buf, size_t len, size_t *w
     *bands = nb;
     *warnings = err.warnings;
     return pixels;
-}
-
-static unsigned char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    *len = (size_t) ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc(*len);
-    if (fread(b, 1, *len, f) != *len) { free(b); b = NULL; }
-    fclose(f);
-    return b;
 }
 
 /* CPU time of this process: steadier than wall time on a shared machine. */

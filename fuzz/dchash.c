@@ -15,23 +15,11 @@
  * Build: see build.sh (target dchash).
  */
 #include "CVipsShim.h"
+#include "slurp.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-static unsigned char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc(size > 0 ? (size_t) size : 1);
-    *len = size > 0 ? (size_t) size : 0;
-    if (b && fread(b, 1, *len, f) != *len) { free(b); b = NULL; }
-    fclose(f);
-    return b;
-}
 
 static uint64_t fnv1a(const unsigned char *p, size_t n) {
     uint64_t h = 0xcbf29ce484222325ULL;

@@ -10,6 +10,7 @@
  *      fuzz/jpegtime.c Sources/CVipsShim/\*.c $(pkg-config --libs vips lcms2) -ljpeg -lm
  */
 #include "CVipsShim.h"
+#include "slurp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,19 +20,6 @@ static double cpu_ms(void) {
     struct timespec t;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static unsigned char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc(size > 0 ? (size_t) size : 1);
-    *len = size > 0 ? (size_t) size : 0;
-    if (b && fread(b, 1, *len, f) != *len) { free(b); b = NULL; }
-    fclose(f);
-    return b;
 }
 
 int main(int argc, char **argv) {
