@@ -13,15 +13,21 @@ BIN := .build/$(CONFIG)/thumbs
 
 .PHONY: setup build run test test-unit bench report-screenshot clean build-static check-static install uninstall image
 
-# libvips-dev through apt when pkg-config cannot find it (Debian/Ubuntu).
+# The C libraries thumbs builds on, as Debian's -dev packages, through apt
+# when pkg-config cannot find one of them (Debian/Ubuntu): libvips; LibRaw
+# (camera RAWs, the thread-safe libraw_r); libheif (HEIC thumbnails); FFmpeg's
+# libavformat, libavcodec, libswscale and libavutil (video poster frames).
+SYSTEM_MODULES := vips libraw_r libheif libavformat libavcodec libswscale libavutil
+SYSTEM_PACKAGES := libvips-dev libraw-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev pkg-config
+
 setup:
-	@if ! pkg-config --exists vips 2>/dev/null; then \
-	  echo "installing libvips-dev (pkg-config cannot find vips)"; \
+	@if ! pkg-config --exists $(SYSTEM_MODULES) 2>/dev/null; then \
+	  echo "installing $(SYSTEM_PACKAGES) (pkg-config cannot find all of: $(SYSTEM_MODULES))"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends libvips-dev pkg-config >/dev/null; \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $(SYSTEM_PACKAGES) >/dev/null; \
 	fi
-	@pkg-config --modversion vips >/dev/null && echo "libvips $$(pkg-config --modversion vips)"
+	@pkg-config --modversion vips >/dev/null && echo "libvips $$(pkg-config --modversion vips), LibRaw $$(pkg-config --modversion libraw_r), libheif $$(pkg-config --modversion libheif), libavformat $$(pkg-config --modversion libavformat)"
 
 build: setup
 	$(SWIFT) build -c $(CONFIG)

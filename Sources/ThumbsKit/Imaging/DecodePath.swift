@@ -1,5 +1,5 @@
-/// How one image is decoded: the five paths thumbs has, by how much of the
-/// file each one reads and keeps. The raw values are the keys of stats.json's
+/// How one image is decoded: the paths thumbs has, by how much of the file
+/// each one reads and keeps. The raw values are the keys of stats.json's
 /// `decoders` object and of the `item` log event.
 public enum DecodePath: String, Sendable, Codable, CaseIterable {
     /// Baseline JPEG at 1/8: DC coefficients only, AC skipped by table (`jpeg_dc.c`).
@@ -14,6 +14,16 @@ public enum DecodePath: String, Sendable, Codable, CaseIterable {
     case libjpeg
     /// libvips's own loaders: every other format, and every JPEG above.
     case libvips
+    /// A camera RAW's embedded JPEG preview, on the JPEG paths above.
+    case rawPreview = "raw-preview"
+    /// A camera RAW developed from its sensor data by LibRaw (at half size
+    /// where the box allows), when no preview covers the box.
+    case libraw
+    /// A HEIF/HEIC/AVIF file's embedded thumbnail, when it covers the box
+    /// and is a scaled copy of the primary image.
+    case heifThumbnail = "heif-thumbnail"
+    /// A video's poster frame, decoded by FFmpeg's libraries.
+    case video
 
     /// Chooses the path for an image, before any pixel is decoded; the one
     /// place this decision is made (as sharp's `shouldPreShrink` is).
@@ -52,8 +62,14 @@ public enum DecodePath: String, Sendable, Codable, CaseIterable {
         return jpeg.decodedBytes(shrink: shrink) <= pixelBudget ? .libjpeg : .libvips
     }
 
-    /// The JPEG paths, which decode into plain memory (`DecodedPixels`).
-    var isDirect: Bool { self != .libvips }
+    /// The JPEG paths of `choose`, which decode a JPEG file into plain
+    /// memory (`DecodedPixels`).
+    var isDirectJPEG: Bool {
+        switch self {
+        case .jpegDC, .jpegDCProgressive, .jpegProgressive, .libjpeg: true
+        default: false
+        }
+    }
 }
 
 /// What the header of a JPEG tells the choice of a decode path.
@@ -121,7 +137,7 @@ public struct JPEGFacts: Sendable, Hashable {
         case .jpegProgressive:
             // jpeg_prog.c's own count, as it checks it (pixels included).
             return compactBytes(shrink: shrink)
-        case .libjpeg, .libvips:
+        case .libjpeg, .libvips, .rawPreview, .libraw, .heifThumbnail, .video:
             return decodedBytes(shrink: shrink) + (progressive ? coefficientBytes : 0)
         }
     }

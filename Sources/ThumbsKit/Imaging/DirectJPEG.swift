@@ -81,17 +81,26 @@ enum DirectJPEG {
     }
 }
 
-/// Decoded JPEG pixels: plain memory, not a libvips image, so a decode
-/// thread can hand them to the thread that resizes and encodes.
+/// Decoded pixels: plain memory, not a libvips image, so a decode thread can
+/// hand them to the thread that resizes and encodes. The JPEG paths make
+/// them, and so does every other decoder that does not go through libvips's
+/// loaders (a RAW's preview or development, a HEIF thumbnail, a video
+/// frame): each fills a `shim_jpeg_pixels` (8-bit grey or RGB, malloc'd, an
+/// optional ICC profile and orientation) and names itself.
 ///
 /// `@unchecked Sendable`: nothing changes the pixels after the decode, and
 /// `image()` (which hands them to libvips) is called once, by the one task
 /// that owns the value at that point.
 final class DecodedPixels: @unchecked Sendable {
     private var decoded: shim_jpeg_pixels
+    /// The decoder that made the pixels.
+    let decoder: DecodePath
 
-    fileprivate init(_ decoded: shim_jpeg_pixels) {
+    /// Takes `decoded` over (its pixels and profile are freed with this
+    /// value); `decoder` names who made them, the JPEG paths' own code when nil.
+    init(_ decoded: shim_jpeg_pixels, decoder: DecodePath? = nil) {
         self.decoded = decoded
+        self.decoder = decoder ?? Self.jpegDecoder(decoded.decoder)
     }
 
     deinit { shim_jpeg_pixels_free(&decoded) }
@@ -99,9 +108,9 @@ final class DecodedPixels: @unchecked Sendable {
     var width: Int { decoded.width }
     var height: Int { decoded.height }
 
-    /// The decoder that made the pixels.
-    var decoder: DecodePath {
-        switch decoded.decoder {
+    /// The JPEG path that `shim_jpeg_direct_decode_to` says it took.
+    private static func jpegDecoder(_ code: Int32) -> DecodePath {
+        switch code {
         case 1: .jpegDC
         case 2: .jpegDCProgressive
         case 3: .jpegProgressive

@@ -57,7 +57,7 @@ public enum Thumbnailer {
         settings: OutputSettings,
         limits: DecodeLimits
     ) throws(ItemError) -> DecodedImage {
-        if plan.path.isDirect, let info = plan.info,
+        if plan.path.isDirectJPEG, let info = plan.info,
            let pixels = DirectJPEG.decode(bytes, shrink: plan.shrink, target: plan.target,
                                           memoryBudget: max(DirectJPEG.memoryBudget, plan.peakBytes)) {
             return DecodedImage(info: info, decoder: pixels.decoder, stage: .pixels(pixels), failOn: limits.failOn)
