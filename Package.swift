@@ -33,11 +33,24 @@ let package = Package(
             // lcms2 (liblcms2-dev, also a libvips-dev dependency) for icc_fast.c.
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("lcms2")]
         ),
+        // libheif (libheif-dev, which libvips-dev also brings) for HEIF
+        // thumbnails and nclx colour, which libvips's heifload does not give.
+        .systemLibrary(
+            name: "CHeif",
+            pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]
+        ),
+        .target(
+            name: "CHeifShim",
+            dependencies: ["CHeif", "CVipsShim"],
+            linkerSettings: [.linkedLibrary("lcms2")]
+        ),
         .target(
             name: "ThumbsKit",
             dependencies: [
                 "CVips",
                 "CVipsShim",
+                "CHeifShim",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -65,7 +78,7 @@ let package = Package(
         // CVipsShim so that the product does not ship them.
         .target(
             name: "CThumbsTestShim",
-            dependencies: ["CVips", "CVipsShim"],
+            dependencies: ["CVips", "CVipsShim", "CHeif"],
             path: "Tests/CThumbsTestShim"
         ),
         .target(

@@ -12,6 +12,8 @@ public struct DecodePlan: Sendable {
     /// rows into the largest thumbnail's resize, so the full-size image is
     /// never held (36 MB for 12 MP). Nil: the decode's own size.
     public var target: PixelSize?
+    /// The HEIF thumbnail to decode (`HeifThumbnail`), on `.heifThumbnail`.
+    public var heifThumbnail: Int?
 
     public init(path: DecodePath, info: SourceImageInfo?, shrink: Int, peakBytes: Int, target: PixelSize? = nil) {
         self.path = path

@@ -61,6 +61,11 @@ enum LibvipsDecoder {
             throw VipsFailure(operation: "load")
         }
         var image = VipsImageRef(out)
+        if header.loader.hasPrefix("heifload"), !image.hasICCProfile, let icc = HeifThumbnail.nclxProfile(bytes) {
+            // Colour given by an nclx box only (Display P3 on recent phones):
+            // its profile, so that the conversion to sRGB sees P3.
+            icc.withUnsafeBytes { vips_image_set_blob_copy(image.pointer, VIPS_META_ICC_NAME, $0.baseAddress, $0.count) }
+        }
         if vips_image_get_coding(image.pointer) != VIPS_CODING_NONE {
             image = try image.apply("decode") { vips_image_decode($0, $1) }
         }

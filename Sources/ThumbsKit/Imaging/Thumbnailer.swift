@@ -19,6 +19,7 @@ public enum Thumbnailer {
         limits: DecodeLimits
     ) throws(ItemError) -> DecodePlan {
         guard let header = DirectJPEG.probe(bytes) else {
+            if let plan = try HeifPlanning.plan(bytes, settings: settings, limits: limits) { return plan }
             return DecodePlan(path: .libvips, info: nil, shrink: 1, peakBytes: 0)
         }
         try limits.checkPixels(width: header.width, height: header.height)
@@ -61,6 +62,10 @@ public enum Thumbnailer {
            let pixels = DirectJPEG.decode(bytes, shrink: plan.shrink, target: plan.target,
                                           memoryBudget: max(DirectJPEG.memoryBudget, plan.peakBytes)) {
             return DecodedImage(info: info, decoder: pixels.decoder, stage: .pixels(pixels), failOn: limits.failOn)
+        }
+        if plan.path == .heifThumbnail, let info = plan.info, let index = plan.heifThumbnail,
+           let pixels = try? HeifThumbnail.decode(bytes, index: index) {
+            return DecodedImage(info: info, decoder: .heifThumbnail, stage: .pixels(pixels), failOn: limits.failOn)
         }
         // Not a JPEG of the direct paths, or one they gave up on (damaged
         // data, an unusual layout): libvips decides, under --fail-on.

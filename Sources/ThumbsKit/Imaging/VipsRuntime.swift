@@ -42,6 +42,13 @@ public enum VipsRuntime {
         vips_concurrency_set(Int32(max(1, count)))
     }
 
+    /// The threads one image may use (`setThreadsPerImage`), for the
+    /// decoders that are not libvips's (libheif, LibRaw, FFmpeg).
+    static var threadsPerImage: Int {
+        _ = initialised
+        return max(1, Int(vips_concurrency_get()))
+    }
+
     /// Blocks the loaders libvips marks untrusted (ImageMagick, MATLAB,
     /// FITS…) unless `allowed`.
     public static func setUntrustedLoaders(allowed: Bool) {

@@ -31,4 +31,15 @@ int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
 /// mapped.
 int test_exif_orientation_guarded(const unsigned char *payload, size_t length);
 
+/// Writes a HEIC (HEVC, quality 90) of `rgb` (`width` × `height`, 8-bit
+/// RGB, as stored) with libheif's encoder, stored turned by EXIF-style
+/// `orientation` (irot/imir boxes; 1 for none). With `thumb_rgb`, a
+/// `thumb_width` × `thumb_height` thumbnail with its own
+/// `thumb_orientation` is attached to it. `nclx_p3`: colour described by an
+/// nclx box as Display P3 (primaries 12, sRGB transfer) instead of nothing.
+/// 0, or -1.
+int test_write_heic(const char *path, const unsigned char *rgb, int width, int height, int orientation,
+                    const unsigned char *thumb_rgb, int thumb_width, int thumb_height, int thumb_orientation,
+                    int nclx_p3);
+
 #endif

@@ -1,0 +1,2 @@
+// libheif's C API, exposed to Swift and to CHeifShim as the CHeif module.
+#include <libheif/heif.h>

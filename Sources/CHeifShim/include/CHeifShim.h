@@ -1,0 +1,50 @@
+// HEIF, HEIC and AVIF through libheif, for what libvips's heifload does not
+// give thumbs: the embedded thumbnails (a 12 MP iPhone photo carries a
+// 320 px one), and a colour profile for files that describe their colour by
+// an nclx box instead of an ICC profile (libvips 8.14 reads only the latter).
+// Every function parses the file from memory; nothing is kept between calls.
+#ifndef CHEIFSHIM_H
+#define CHEIFSHIM_H
+
+#include <stddef.h>
+#include "CVipsShim.h"
+
+/// At most this many thumbnails are described by shim_heif_probe.
+#define SHIM_HEIF_MAX_THUMBNAILS 4
+
+/// The primary image and its thumbnails, sizes as displayed: libheif applies
+/// each image's own rotation, mirroring and crop (irot, imir, clap) when it
+/// decodes it, and reports sizes after them.
+typedef struct {
+    int width, height;
+    int has_alpha;
+    /// Bits per luma sample of the primary image (8, 10, 12), -1 unknown.
+    int luma_bits;
+    int thumbnail_count;
+    int thumbnail_width[SHIM_HEIF_MAX_THUMBNAILS];
+    int thumbnail_height[SHIM_HEIF_MAX_THUMBNAILS];
+    /// The primary image carries an ICC profile.
+    int has_icc;
+    /// Its nclx box, or -1 each when it has none.
+    int nclx_primaries, nclx_transfer;
+} shim_heif_info;
+
+/// Reads the file's boxes (no pixel is decoded). 0, or -1 with a message
+/// in `error`.
+int shim_heif_probe(const void *buf, size_t len, shim_heif_info *info, char *error, size_t error_len);
+
+/// Decodes thumbnail `index` (as listed by shim_heif_probe) of the primary
+/// image into 8-bit RGB (RGBA with alpha) with `threads` decoding threads.
+/// The colour profile that goes with it: the thumbnail's own ICC profile,
+/// else the primary's, else one made from an nclx box (shim_heif_nclx_icc).
+/// 0, or -1 with a message in `error`. Free with shim_jpeg_pixels_free.
+int shim_heif_decode_thumbnail(const void *buf, size_t len, int index, int threads, shim_jpeg_pixels *out,
+                               char *error, size_t error_len);
+
+/// An ICC profile (malloc'd, in `*icc`) for the primary image's nclx colour
+/// description, when it is not plain sRGB (Display P3, BT.2020…) and the
+/// file carries no ICC profile. 1 when a profile was made, 0 when none is
+/// needed, -1 when the file cannot be read.
+int shim_heif_nclx_icc(const void *buf, size_t len, unsigned char **icc, size_t *icc_length);
+
+#endif

@@ -1,0 +1,28 @@
+/// The decode plan of a HEIF, HEIC or AVIF file: its embedded thumbnail
+/// when one serves every size (`HeifThumbnail`), else libvips's loader on
+/// the primary image, admitted by the memory its decode holds.
+enum HeifPlanning {
+    /// Nil when the bytes are not a HEIF file libheif can read (libvips then
+    /// reads it, and gives the item its verdict).
+    static func plan(
+        _ bytes: UnsafeRawBufferPointer, settings: OutputSettings, limits: DecodeLimits
+    ) throws(ItemError) -> DecodePlan? {
+        guard let format = ImageSniffer.format(of: UnsafeRawBufferPointer(rebasing: bytes.prefix(64))),
+              format == "heif" || format == "avif",
+              let facts = HeifThumbnail.facts(bytes, plans: { ThumbnailPlans($0, settings: settings) })
+        else { return nil }
+        try limits.checkPixels(width: facts.width, height: facts.height)
+        guard let index = facts.thumbnail, !settings.keepMetadata else {
+            // libheif decodes the whole primary image: its YCbCr planes
+            // (1.5 bytes a pixel at 4:2:0), then RGB (3 bytes a pixel).
+            return DecodePlan(path: .libvips, info: nil, shrink: 1, peakBytes: facts.width * facts.height * 9 / 2)
+        }
+        // libheif applies the transformations itself: the sizes are as
+        // displayed, and the pixels come out upright.
+        let info = SourceImageInfo(format: format, width: facts.width, height: facts.height, orientation: 1)
+        var plan = DecodePlan(path: .heifThumbnail, info: info, shrink: 1,
+                              peakBytes: facts.thumbnailWidth * facts.thumbnailHeight * 4 * 2)
+        plan.heifThumbnail = index
+        return plan
+    }
+}

@@ -1,0 +1,92 @@
+import CHeifShim
+import CVipsShim
+
+/// HEIF, HEIC and AVIF files whose embedded thumbnail serves the box.
+///
+/// A phone's HEIC carries a small copy of the photo (320 px on an iPhone
+/// 15). When it is at least as large as the largest thumbnail asked for,
+/// decoding it instead of the 12 MP primary image costs a few milliseconds
+/// instead of hundreds (vipsthumbnail does the same). It is used only when
+/// it is a scaled copy of the primary image as displayed: libheif applies
+/// each image's own rotation, mirroring and crop and reports sizes after
+/// them, and the thumbnail's aspect ratio must be the primary's to within a
+/// pixel of the thumbnail. A thumbnail of another shape (cropped, or turned
+/// differently) is never used. A mirrored thumbnail of an unmirrored photo
+/// has the same shape and cannot be told apart from the boxes libheif
+/// exposes; no camera writes one.
+enum HeifThumbnail {
+    /// What `plan` found: the primary image's size, and the thumbnail to
+    /// decode, if one serves.
+    struct Facts: Sendable, Hashable {
+        var width: Int
+        var height: Int
+        var thumbnail: Int?
+        var thumbnailWidth = 0
+        var thumbnailHeight = 0
+    }
+
+    /// Reads the file's boxes; nil when libheif cannot (libvips then reads
+    /// the file and gives the item its verdict, as for any format).
+    static func facts(_ bytes: UnsafeRawBufferPointer, plans: (SourceImageInfo) -> ThumbnailPlans) -> Facts? {
+        var info = shim_heif_info()
+        guard shim_heif_probe(bytes.baseAddress, bytes.count, &info, nil, 0) == 0, info.width > 0, info.height > 0 else {
+            return nil
+        }
+        var facts = Facts(width: Int(info.width), height: Int(info.height))
+        let needed = plans(SourceImageInfo(format: "heif", width: facts.width, height: facts.height, orientation: 1)).neededSize
+        let sizes = withUnsafeBytes(of: info.thumbnail_width) { widths in
+            withUnsafeBytes(of: info.thumbnail_height) { heights in
+                (0..<Int(min(info.thumbnail_count, SHIM_HEIF_MAX_THUMBNAILS))).map {
+                    (width: Int(widths.load(fromByteOffset: $0 * 4, as: Int32.self)),
+                     height: Int(heights.load(fromByteOffset: $0 * 4, as: Int32.self)))
+                }
+            }
+        }
+        let usable = sizes.enumerated().filter { _, size in
+            size.width >= needed.width && size.height >= needed.height
+                && isScaledCopy(width: size.width, height: size.height, of: facts.width, facts.height)
+        }
+        if let best = usable.min(by: { $0.element.width * $0.element.height < $1.element.width * $1.element.height }) {
+            facts.thumbnail = best.offset
+            facts.thumbnailWidth = best.element.width
+            facts.thumbnailHeight = best.element.height
+        }
+        return facts
+    }
+
+    /// Whether a `width` × `height` thumbnail has the shape of a
+    /// `primaryWidth` × `primaryHeight` image: scaled to the thumbnail's
+    /// width, the primary's height is the thumbnail's to within one pixel,
+    /// and the same the other way.
+    static func isScaledCopy(width: Int, height: Int, of primaryWidth: Int, _ primaryHeight: Int) -> Bool {
+        guard width > 0, height > 0, primaryWidth > 0, primaryHeight > 0 else { return false }
+        // |w·H − h·W| ≤ W  ⇔  |w·H/W − h| ≤ 1, and ≤ H for the other side.
+        let difference = abs(width * primaryHeight - height * primaryWidth)
+        return difference <= min(primaryWidth, primaryHeight)
+    }
+
+    /// Decodes thumbnail `index` into plain pixels, with the colour profile
+    /// that goes with it.
+    static func decode(_ bytes: UnsafeRawBufferPointer, index: Int) throws(ItemError) -> DecodedPixels {
+        var pixels = shim_jpeg_pixels()
+        var message = [CChar](repeating: 0, count: 512)
+        let status = shim_heif_decode_thumbnail(
+            bytes.baseAddress, bytes.count, Int32(index), Int32(VipsRuntime.threadsPerImage), &pixels, &message, message.count
+        )
+        guard status == 0 else {
+            throw .decode("cannot decode the HEIF thumbnail: \(String(cString: message))")
+        }
+        return DecodedPixels(pixels, decoder: .heifThumbnail)
+    }
+
+    /// The ICC profile of a file that describes its colour by an nclx box
+    /// only (Display P3, BT.2020): libvips's loader leaves such an image
+    /// untagged, which would show P3 colours as if they were sRGB.
+    static func nclxProfile(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
+        var icc: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        guard shim_heif_nclx_icc(bytes.baseAddress, bytes.count, &icc, &length) == 1, let icc else { return nil }
+        defer { HeapMemory.free(icc) }
+        return Array(UnsafeBufferPointer(start: icc, count: length))
+    }
+}
