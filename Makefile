@@ -1,6 +1,6 @@
 # thumbs: setup, build, run, test, bench, install, image.
-#   make run     installs libvips if needed, builds, thumbnails Samples/ into ./thumbs-out
-#   make test    installs libvips if needed, runs the whole test suite (swift test)
+#   make run     installs libvips, LibRaw, libheif, FFmpeg if needed, builds, thumbnails Samples/ into ./thumbs-out
+#   make test    installs them if needed, runs the whole test suite (swift test)
 #   make test-unit   the unit tests alone (ThumbsKitTests): no whole runs, no binary, no install
 #   make install PREFIX=/usr/local [DESTDIR=...]   a self-contained thumbs, completions, man page
 #   make image IMAGE=registry.example.com/thumbs:0.1.0   the container image (docker or podman)
