@@ -84,6 +84,18 @@ final class VideoRunTests: TemporaryFolderTestCase {
         XCTAssertEqual(stats.formats.input["mp4"], 4, "clip, upright, fade and the duplicate")
         XCTAssertEqual(stats.formats.input["mov"], 1)
 
+        // report.html: video tiles carry a play mark and the duration; photos do not.
+        let report = try String(contentsOfFile: root + "/out/report.html", encoding: .utf8)
+        // (Tiles of look-alike groups come twice.)
+        XCTAssertGreaterThanOrEqual(report.components(separatedBy: "<span class=play>▶ 0:03</span>").count - 1, 4, "clip, upright, fade, same-clip")
+        XCTAssertGreaterThanOrEqual(report.components(separatedBy: "<span class=play>▶ 0:02</span>").count - 1, 1, "hevc.mov")
+        let photoTile = try XCTUnwrap(report.range(of: "<b>photo.jpg</b>"))
+        let tileStart = try XCTUnwrap(report.range(of: "<li", options: .backwards, range: report.startIndex..<photoTile.lowerBound))
+        XCTAssertFalse(report[tileStart.lowerBound..<photoTile.lowerBound].contains("play"), "a photo with a play mark")
+        XCTAssertEqual(ReportWriter.duration(0.1), "0:01")
+        XCTAssertEqual(ReportWriter.duration(759.2), "12:40")
+        XCTAssertEqual(ReportWriter.duration(3729), "1:02:09")
+
         // A second run: nothing decoded again, the facts kept.
         let again = try await runThumbs([source], out: root + "/out") {
             $0.size([128])
