@@ -30,6 +30,9 @@ ff -f lavfi -i "color=black:size=160x90:rate=10:duration=1.5" -f lavfi -i "tests
    -sc_threshold 0 -pix_fmt yuv420p "$out/black-start.mp4"
 # One frame only (no duration to take 10% of).
 ff -f lavfi -i "testsrc2=size=160x90:rate=10" -frames:v 1 -c:v libx264 -pix_fmt yuv420p "$out/one-frame.mp4"
+# No duration at all: Matroska written to a pipe has no Duration element.
+ff -f lavfi -i "$src" -c:v libx264 -preset veryfast -crf 30 -g 10 -sc_threshold 0 -pix_fmt yuv420p -f matroska - \
+   > "$out/no-duration.mkv"
 # Sound only, in MP4.
 ff -f lavfi -i "sine=frequency=440:duration=0.5" -c:a aac -b:a 32k "$out/audio-only.mp4"
 # A video with a hundred audio streams (beyond the 64 thumbs reads).

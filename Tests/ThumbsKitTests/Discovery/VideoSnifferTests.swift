@@ -22,6 +22,7 @@ final class VideoSnifferTests: XCTestCase {
         XCTAssertEqual(ImageSniffer.format(of: ftyp("heic", ["mif1", "heic"])), "heif")
         XCTAssertEqual(ImageSniffer.format(of: ftyp("mif1", ["heic"])), "heif")
         XCTAssertEqual(ImageSniffer.format(of: ftyp("avif", ["mif1"])), "avif")
+        XCTAssertEqual(ImageSniffer.format(of: ftyp("avif", ["isom"])), "avif", "an image major brand decides")
         XCTAssertNil(VideoSniffer.format(of: ftyp("crx ", ["crx ", "isom"])), "a Canon CR3 is a RAW")
         XCTAssertNil(VideoSniffer.format(of: ftyp("XYZW", ["isom", "mif1"])), "compatible with an image brand")
         XCTAssertNil(VideoSniffer.format(of: ftyp("M4A ", ["M4A ", "isom"])), "sound only, by its major brand")
