@@ -45,12 +45,31 @@ let package = Package(
             dependencies: ["CHeif", "CVipsShim"],
             linkerSettings: [.linkedLibrary("lcms2")]
         ),
+        // Video poster frames (issue 22): FFmpeg's libraries through
+        // pkg-config (libavformat-dev, libavcodec-dev, libswscale-dev,
+        // libavutil-dev; module map in Sources/CFFmpeg), and the C that
+        // demuxes, decodes one keyframe and tone-maps HDR (Sources/CVideoShim).
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]
+        ),
+        .target(
+            name: "CVideoShim",
+            dependencies: ["CFFmpeg"],
+            // C includes the headers itself: the module map's links apply to
+            // Swift importers only.
+            linkerSettings: [
+                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil"),
+            ]
+        ),
         .target(
             name: "ThumbsKit",
             dependencies: [
                 "CVips",
                 "CVipsShim",
                 "CHeifShim",
+                "CVideoShim",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -21,6 +21,7 @@ public enum ImageSniffer {
         if ascii("RIFF") && ascii("WEBP", at: 8) { return "webp" }
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return "tiff" }
         if starts([0x49, 0x49, 0x2B, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2B]) { return "tiff" }
+        if let video = VideoSniffer.format(of: prefix) { return video }
         if ascii("ftyp", at: 4), b.count >= 12 {
             let brand = String(decoding: b[8..<12], as: UTF8.self)
             if ["avif", "avis"].contains(brand) { return "avif" }
@@ -42,11 +43,11 @@ public enum ImageSniffer {
     }
 
     /// File name extensions of image formats (lower case, without the dot).
-    public static let imageExtensions: Set<String> = [
+    public static let imageExtensions: Set<String> = Set([
         "jpg", "jpeg", "jpe", "jfif", "png", "gif", "webp", "tif", "tiff", "heic", "heif", "avif",
         "bmp", "svg", "svgz", "pdf", "jxl", "jp2", "j2k", "ppm", "pgm", "pbm", "pnm", "pfm", "hdr",
         "exr", "psd", "ico", "dng", "cr2", "nef", "arw", "orf", "rw2", "raw",
-    ]
+    ]).union(VideoSniffer.extensions)
 
     /// Whether `name` ends like an image file.
     public static func isNamedLikeImage(_ name: String) -> Bool {

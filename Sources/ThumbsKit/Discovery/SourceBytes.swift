@@ -28,6 +28,10 @@ public final class SourceBytes: @unchecked Sendable {
     public let count: Int
     /// The SHA-256 of all `count` bytes.
     let digest: SHA256Hex.Digest
+    /// For a video: the file itself, hashed by streaming and kept open for
+    /// its decoder, which reads it by ranges (`init(hashing:interrupt:)`);
+    /// `withBytes` then sees no bytes.
+    let streamed: SourceFile?
 
     private enum Storage { case none, recycled, own(capacity: Int) }
 
@@ -63,6 +67,7 @@ public final class SourceBytes: @unchecked Sendable {
             storage = .none
             count = 0
             digest = hash.finish()
+            streamed = nil
             return
         }
         let buffer: UnsafeMutableRawPointer
@@ -119,6 +124,36 @@ public final class SourceBytes: @unchecked Sendable {
         storage = owner
         count = size
         digest = hash.finish()
+        streamed = nil
+    }
+
+    /// Hashes all of `file` by streaming it through one chunk of memory and
+    /// keeps none of it: a video, which its decoder reads by ranges, so that
+    /// a 4 GB file needs no 4 GB buffer. `count` is the file's size. Throws
+    /// as `init(reading:interrupt:)` does.
+    init(hashing file: SourceFile, interrupt: InterruptSignal?) throws(ItemError) {
+        let size = file.size
+        var hash = SHA256Hex.Stream()
+        file.prefix.withUnsafeBytes { hash.update($0) }
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunk, alignment: 64)
+        defer { chunk.deallocate() }
+        var offset = file.prefix.count
+        while offset < size {
+            if let interrupt, size - offset > Self.abandonAbove, interrupt.isRaised { throw SourceInterruption.error }
+            let piece = UnsafeMutableRawBufferPointer(rebasing: chunk[0..<min(Self.chunk, size - offset)])
+            let n = try file.read(into: piece, at: offset)
+            hash.update(UnsafeRawBufferPointer(rebasing: piece[0..<n]))
+            offset += n
+            if n < piece.count { throw SourceFile.changed(file.path, detail: "it ended after \(offset) of \(size) bytes") }
+            file.hook?.body(file.path, .chunk)
+        }
+        file.hook?.body(file.path, .read)
+        try file.checkUnchanged()
+        base = nil
+        storage = .none
+        count = size
+        digest = hash.finish()
+        streamed = file
     }
 
     deinit {
@@ -131,7 +166,7 @@ public final class SourceBytes: @unchecked Sendable {
     }
 
     public func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
-        try body(UnsafeRawBufferPointer(start: base, count: count))
+        try body(UnsafeRawBufferPointer(start: base, count: base == nil ? 0 : count))
     }
 
     /// Hex SHA-256 of the bytes.

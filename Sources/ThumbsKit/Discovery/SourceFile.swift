@@ -89,6 +89,10 @@ final class SourceFile: @unchecked Sendable {
         try Self.fill(fd, buffer, at: offset, path: path)
     }
 
+    /// The descriptor, for a decoder that reads by ranges itself (a video's,
+    /// through FFmpeg): `body` must neither close it nor keep it.
+    func withDescriptor<R>(_ body: (Int32) throws -> R) rethrows -> R { try body(fd) }
+
     /// Throws `io` ("changed while being read") when the file's size or
     /// modification time is no longer what it was at the open.
     func checkUnchanged() throws(ItemError) {

@@ -56,7 +56,8 @@ struct SourceLimits: Sendable {
                 }
             }
         }
-        if size > largest {
+        // A video is hashed by streaming and decoded by ranges, never held whole.
+        if size > largest, !VideoSniffer.formats.contains(header.format) {
             throw ItemError.tooLarge(
                 "\(name) is \(Self.bytes(size)): \(header.format.uppercased()) is decoded from memory, and thumbs holds at most \(Self.bytes(largest)) of one source on this machine; the file was not read"
             )

@@ -137,6 +137,8 @@ public struct ManifestItem: Sendable, Codable, Equatable {
     public var phash: String?
     /// The earlier item this one looks like (`--similar`).
     public var similarTo: SimilarReference?
+    /// A video's duration, codec, frame rate and poster frame time.
+    public var video: VideoFacts?
     public var download: DownloadRecord?
     public var meta: [String: JSONValue]?
     public var error: ErrorRecord?
@@ -151,7 +153,7 @@ public struct ManifestItem: Sendable, Codable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case id, source, status, sha256, bytes, format, width, height, orientation, outputs, duplicateOf
-        case placeholder, color, phash, similarTo
+        case placeholder, color, phash, similarTo, video
         case download, meta, error, ms, modified
     }
 

@@ -104,6 +104,14 @@ public enum ManifestWriter {
             out.raw(", \"distance\": "); out.int(s.distance)
             out.raw("}")
         }
+        if let v = item.video {
+            out.raw(", \"video\": {\"durationSeconds\": "); out.number(v.durationSeconds)
+            out.raw(", \"codec\": "); out.string(v.codec)
+            out.raw(", \"fps\": "); out.number(v.fps)
+            out.raw(", \"frameAtSeconds\": "); out.number(v.frameAtSeconds)
+            if let hdr = v.hdr { out.raw(", \"hdr\": "); out.string(hdr) }
+            out.raw("}")
+        }
         if let d = item.download {
             out.raw(", \"download\": {\"url\": "); out.string(d.url)
             out.raw(", \"status\": ")

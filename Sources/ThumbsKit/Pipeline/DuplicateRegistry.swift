@@ -16,6 +16,8 @@ actor DuplicateRegistry {
         var signature: ImageSignature?
         var outputs: [ManifestOutput]
         var error: ItemError?
+        /// A video's facts (`video` in the manifest).
+        var video: VideoFacts? = nil
     }
 
     enum Claim: Sendable {

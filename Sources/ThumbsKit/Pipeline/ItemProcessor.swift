@@ -172,11 +172,14 @@ struct ItemProcessor: Sendable {
         } catch {
             return failed(item, (error as? ItemError) ?? .io("\(path): \(error)"))
         }
-        let reserved = file.size > SourceBytes.largeFile ? await sourceMemory.reserve(file.size) : 0
+        let isVideo = ImageSniffer.format(of: file.prefix).map(VideoSniffer.formats.contains) ?? false
+        // A video is hashed by streaming and decoded from its descriptor
+        // (`VideoThumbnailer`): nothing of it is held, so no memory is reserved.
+        let reserved = !isVideo && file.size > SourceBytes.largeFile ? await sourceMemory.reserve(file.size) : 0
         let record: ManifestItem
         do {
             let bytes = try await io.run { () throws(ItemError) -> SourceBytes in
-                try SourceBytes(reading: file, interrupt: interrupt)
+                isVideo ? try SourceBytes(hashing: file, interrupt: interrupt) : try SourceBytes(reading: file, interrupt: interrupt)
             }
             record = await body(bytes)
         } catch {
@@ -232,7 +235,17 @@ struct ItemProcessor: Sendable {
     private func render(_ item: SourceItem, bytes: SourceBytes) async -> DuplicateRegistry.Outcome {
         let settings = self.settings, limits = self.limits, out = self.out
         var reserved = 0
+        var video: VideoFacts?
         do {
+            let decoded: DecodedImage
+            if let file = bytes.streamed {
+                // A video: its poster frame, read from the file by ranges.
+                let poster = try await decoders.run { () throws(ItemError) -> VideoThumbnailer.Poster in
+                    try VideoThumbnailer.decode(file, limits: limits)
+                }
+                decoded = poster.image
+                video = poster.facts
+            } else {
             // The header decides the path and the memory it needs; a decode
             // that needs much (a progressive JPEG's coefficients) waits for
             // room in the run's memory budget before it starts.
@@ -240,7 +253,7 @@ struct ItemProcessor: Sendable {
                 try bytes.withBytes { raw throws(ItemError) in try Thumbnailer.plan(raw, settings: settings, limits: limits) }
             }
             reserved = await memory.reserve(plan.peakBytes)
-            let decoded = try await decoders.run { () throws(ItemError) -> DecodedImage in
+            decoded = try await decoders.run { () throws(ItemError) -> DecodedImage in
                 defer {
                     // A progressive JPEG's coefficients (tens of MB) were just
                     // freed; glibc keeps such holes in the thread's arena
@@ -250,6 +263,7 @@ struct ItemProcessor: Sendable {
                 return try bytes.withBytes { raw throws(ItemError) in
                     try Thumbnailer.decode(raw, plan: plan, settings: settings, limits: limits)
                 }
+            }
             }
             let rendered = decoded.needsFinishing
                 ? try await finishers.run { () throws(ItemError) -> RenderedImage in
@@ -271,7 +285,8 @@ struct ItemProcessor: Sendable {
                 }
             }
             return DuplicateRegistry.Outcome(
-                leaderID: item.id, info: decoded.info, decoder: decoded.decoder, signature: rendered.signature, outputs: outputs, error: nil
+                leaderID: item.id, info: decoded.info, decoder: decoded.decoder, signature: rendered.signature, outputs: outputs, error: nil,
+                video: video
             )
         } catch {
             await memory.release(reserved)
@@ -295,6 +310,7 @@ struct ItemProcessor: Sendable {
             record.placeholder = signature.placeholder
             record.color = signature.color
             record.phash = signature.phash
+            record.video = outcome.video
         }
         record.outputs = outcome.outputs
         record.error = outcome.error.map(ErrorRecord.init)

@@ -112,6 +112,7 @@ enum ReportStyle {
     .grid.group{padding-left:10px;border-left:3px solid var(--accent)}
     .grid li{position:relative;background:var(--card);border:1px solid var(--line);border-radius:10px;padding:8px;min-width:0}
     .grid img,.grid .t{display:block;width:100%;height:150px;object-fit:contain;border-radius:6px;background:var(--grid) center/contain no-repeat}
+    .grid .play{position:absolute;left:14px;top:133px;padding:2px 7px;border-radius:999px;background:rgba(0,0,0,.62);color:#fff;font-size:11px;font-weight:600;font-variant-numeric:tabular-nums;pointer-events:none}
     .grid b{display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden;overflow-wrap:anywhere;margin:7px 2px 0;font-size:12.5px;font-weight:550;line-height:1.35}
     .grid i{display:block;margin:2px 2px 0;color:var(--muted);font-style:normal;font-size:11.5px;font-variant-numeric:tabular-nums}
     .grid .dup::after{content:"duplicate";position:absolute;top:13px;left:13px;background:var(--dup);color:#fff;font-size:10.5px;font-weight:600;border-radius:5px;padding:0 6px}

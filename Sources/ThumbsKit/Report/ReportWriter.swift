@@ -375,6 +375,12 @@ public struct ReportWriter: Sendable {
             if let colour = Self.safeColour(item.color) { out += ";background-color:\(colour)" }
             out += "\"></div>"
         }
+        if let video = item.video {
+            // A video's tile: a play mark with its duration over the poster.
+            out += "<span class=play>▶"
+            if video.durationSeconds > 0 { out += " " + Self.duration(video.durationSeconds) }
+            out += "</span>"
+        }
         out += "<b>"
         out.appendEscaped(item.id)
         out += "</b><i>"
@@ -393,6 +399,15 @@ public struct ReportWriter: Sendable {
             out += distance == 1 ? " bit" : " bits"
         }
         out += "</i></li>\n"
+    }
+
+    /// A video's length as players show it: "0:03", "12:40", "1:02:09"
+    /// (whole seconds, rounded up so a clip under a second shows "0:01").
+    static func duration(_ seconds: Double) -> String {
+        let total = seconds.isFinite ? Int(min(seconds, 1e9).rounded(.up)) : 0
+        let h = total / 3600, m = total / 60 % 60, s = total % 60
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return h > 0 ? "\(h):\(two(m)):\(two(s))" : "\(m):\(two(s))"
     }
 
     /// A manifest colour fit to put in a style attribute: `#rrggbb` only.

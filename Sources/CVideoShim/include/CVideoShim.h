@@ -1,0 +1,76 @@
+#ifndef CVIDEOSHIM_H
+#define CVIDEOSHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// What a video's poster frame is made of. Plain memory: it may move
+/// between threads.
+typedef struct {
+    /// 8-bit RGB, rows packed (width * 3 bytes), malloc'd; the caller frees
+    /// it (or hands it to shim_jpeg_pixels, which frees it).
+    unsigned char *pixels;
+    /// Size of `pixels`: the frame as stored, with any non-square sample
+    /// aspect applied, before the rotation of `orientation`.
+    int width, height;
+    /// EXIF orientation (1, 3, 6 or 8) from the display matrix.
+    int orientation;
+    /// Seconds; 0 when the container does not say.
+    double duration;
+    double fps;
+    /// Time of the chosen frame from the start of the stream.
+    double frame_time;
+    /// 0 SDR, 1 PQ (SMPTE 2084), 2 HLG (ARIB STD-B67): tone-mapped to SDR.
+    int hdr;
+    /// libavcodec's short name: h264, hevc, vp9…
+    char codec[32];
+    /// libavformat's short name of the demuxer: "mov,mp4,m4a,3gp,3g2,mj2", "matroska,webm"…
+    char container[64];
+    /// Keyframes decoded to choose the frame (black or flat ones move on).
+    int frames_decoded;
+    int packets_read;
+} shim_video_frame;
+
+/// Failure kinds of shim_video_poster (its return value).
+enum {
+    SHIM_VIDEO_OK = 0,
+    /// The file is damaged, truncated, or has no decodable frame.
+    SHIM_VIDEO_DECODE = 1,
+    /// The frame is larger than max_pixels (refused before decoding).
+    SHIM_VIDEO_TOO_LARGE = 2,
+    /// Not something thumbs makes a poster of: no video stream, too many
+    /// streams, a codec libavcodec does not have.
+    SHIM_VIDEO_UNSUPPORTED = 3,
+};
+
+/// Limits on one file's work, so that a hostile file cannot loop.
+typedef struct {
+    /// Pixels of the coded frame (codecpar width × height); 0: no limit.
+    int64_t max_pixels;
+    /// Packets and bytes of packets read in all, before the header's probe.
+    int max_packets;
+    int64_t max_packet_bytes;
+    /// Keyframes decoded at most while the frame is black or flat.
+    int max_candidates;
+    /// Decoder threads (the run's per-image budget).
+    int threads;
+} shim_video_limits;
+
+/// Decodes the poster frame of the video read through `fd` (by pread, from
+/// offset 0 to `size`; never reopened, never read whole): the first keyframe
+/// at or after min(1 s, 10% of the duration), or the next ones while it is
+/// black or flat. Fills `out` and returns SHIM_VIDEO_OK, or a failure kind
+/// with its reason in `message` (FFmpeg's own words where it has some).
+int shim_video_poster(int fd, int64_t size, const shim_video_limits *limits, shim_video_frame *out,
+                      char *message, size_t message_size);
+
+/// Tone-maps one linear BT.2020 pixel (1.0 = 203 nits, reference white) to
+/// 8-bit sRGB; exposed for the tests.
+void shim_video_tonemap_linear(const double rgb2020[3], unsigned char out[3]);
+
+/// The PQ and HLG signal to display light in nits (HLG: 1000-nit display),
+/// per channel; exposed for the tests.
+void shim_video_pq_to_nits(const double signal[3], double nits[3]);
+void shim_video_hlg_to_nits(const double signal[3], double nits[3]);
+
+#endif

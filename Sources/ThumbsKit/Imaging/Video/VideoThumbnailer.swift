@@ -1,0 +1,81 @@
+import CVideoShim
+import CVips
+import CVipsShim
+
+/// A video's poster frame as a `DecodedImage` waiting for
+/// `Thumbnailer.finish` (decode path `video`), and its `VideoFacts`.
+///
+/// FFmpeg's libraries read the file through the descriptor thumbs opened
+/// (`SourceFile`): the file is never opened again by name and never read
+/// whole, so a 4 GB video costs the memory of one decoded frame. Blocking
+/// and CPU-bound: call it on the decoding pool.
+enum VideoThumbnailer {
+    /// Bounds on one file's work (`shim_video_limits`), so that a hostile
+    /// file cannot loop: packets and their bytes read after the header,
+    /// and keyframes tried while they are black or flat.
+    static let maxPackets: Int32 = 4096
+    static let maxPacketBytes: Int64 = 512 << 20
+    static let maxCandidates: Int32 = 4
+
+    /// The poster frame, waiting for `Thumbnailer.finish`, and the facts.
+    struct Poster: Sendable {
+        var image: DecodedImage
+        var facts: VideoFacts
+    }
+
+    static func decode(_ file: SourceFile, limits: DecodeLimits) throws(ItemError) -> Poster {
+        let format = VideoSniffer.format(of: file.prefix) ?? "video"
+        var bounds = shim_video_limits(
+            max_pixels: Int64(limits.maxPixels), max_packets: maxPackets, max_packet_bytes: maxPacketBytes,
+            max_candidates: maxCandidates, threads: Int32(threadsPerVideo)
+        )
+        var frame = shim_video_frame()
+        var message = [CChar](repeating: 0, count: 512)
+        let result = file.withDescriptor { fd in
+            shim_video_poster(fd, Int64(file.size), &bounds, &frame, &message, message.count)
+        }
+        let text = String(decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        switch Int(result) {
+        case SHIM_VIDEO_OK:
+            break
+        case SHIM_VIDEO_TOO_LARGE:
+            // The decoder's own check, so that every path refuses in the same words.
+            try limits.checkPixels(width: Int(frame.width), height: Int(frame.height))
+            throw ItemError.tooLarge("the video's frame is larger than --max-pixels allows")
+        case SHIM_VIDEO_UNSUPPORTED:
+            throw ItemError.unsupported("cannot make a poster frame of this \(format.uppercased()) file: \(text)")
+        default:
+            throw ItemError.decode("cannot decode this \(format.uppercased()) video: \(text)")
+        }
+        try file.checkUnchanged()
+        let facts = VideoFacts(
+            durationSeconds: VideoFacts.rounded(frame.duration), codec: string(frame.codec),
+            fps: VideoFacts.rounded(frame.fps), frameAtSeconds: VideoFacts.rounded(frame.frame_time),
+            hdr: frame.hdr == 1 ? "pq" : frame.hdr == 2 ? "hlg" : nil
+        )
+        var pixels = shim_jpeg_pixels()
+        pixels.pixels = frame.pixels
+        pixels.width = Int(frame.width)
+        pixels.height = Int(frame.height)
+        pixels.bands = 3
+        pixels.xres = 1
+        pixels.yres = 1
+        pixels.orientation = frame.orientation
+        let decoded = DecodedPixels(pixels, decoder: .video)
+        let info = SourceImageInfo(
+            format: format, storedWidth: Int(frame.width), storedHeight: Int(frame.height), orientation: Int(frame.orientation)
+        )
+        return Poster(image: DecodedImage(info: info, decoder: .video, stage: .pixels(decoded), failOn: limits.failOn), facts: facts)
+    }
+
+    /// Decoder threads for one video: the run's per-image thread budget
+    /// (`VipsRuntime.setThreadsPerImage`: cores / --jobs), so that jobs ×
+    /// threads stays about the number of cores.
+    static var threadsPerVideo: Int { max(1, Int(vips_concurrency_get())) }
+
+    private static func string<T>(_ tuple: T) -> String {
+        withUnsafeBytes(of: tuple) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+    }
+}
