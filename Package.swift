@@ -33,11 +33,24 @@ let package = Package(
             // lcms2 (liblcms2-dev, also a libvips-dev dependency) for icc_fast.c.
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("lcms2")]
         ),
+        // Camera RAWs (issue 22): LibRaw's thread-safe build through
+        // pkg-config, and the C++ shim that opens a RAW from memory (facts,
+        // where its thumbnail is, a development into 8-bit sRGB pixels).
+        .systemLibrary(
+            name: "CLibRaw",
+            pkgConfig: "libraw_r",
+            providers: [.apt(["libraw-dev"])]
+        ),
+        .target(
+            name: "CRawShim",
+            dependencies: ["CLibRaw"]
+        ),
         .target(
             name: "ThumbsKit",
             dependencies: [
                 "CVips",
                 "CVipsShim",
+                "CRawShim",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -12,12 +12,15 @@ public struct DecodePlan: Sendable {
     /// rows into the largest thumbnail's resize, so the full-size image is
     /// never held (36 MB for 12 MP). Nil: the decode's own size.
     public var target: PixelSize?
+    /// A camera RAW's preview or development (`RawDecoder`); nil otherwise.
+    public var raw: RawDecodePlan?
 
-    public init(path: DecodePath, info: SourceImageInfo?, shrink: Int, peakBytes: Int, target: PixelSize? = nil) {
+    public init(path: DecodePath, info: SourceImageInfo?, shrink: Int, peakBytes: Int, target: PixelSize? = nil, raw: RawDecodePlan? = nil) {
         self.path = path
         self.info = info
         self.shrink = shrink
         self.peakBytes = peakBytes
         self.target = target
+        self.raw = raw
     }
 }
