@@ -160,6 +160,10 @@ extern "C" int shim_raw_develop(const void *buf, size_t len, int half_size, int 
             return session.fail(LIBRAW_TOO_BIG, message, message_length);
         if ((code = session.raw->unpack()) != LIBRAW_SUCCESS)
             return session.fail(code, message, message_length);
+        // LibRaw goes on past damaged or missing data (zeros) after telling
+        // its callback: that is a failed file here, not a picture.
+        if (session.complaint.set)
+            return session.fail(LIBRAW_DATA_ERROR, message, message_length);
         if ((code = session.raw->dcraw_process()) != LIBRAW_SUCCESS)
             return session.fail(code, message, message_length);
         int width = 0, height = 0, colors = 0, bps = 0;

@@ -76,7 +76,8 @@ public struct TIFFWriter {
 
 /// DNGs made for tests, shaped as cameras write them: IFD0 with DNGVersion,
 /// Make/Model, Orientation and a small uncompressed RGB thumbnail; a SubIFD
-/// with the sensor data (16-bit CFA, RGGB, uncompressed: LibRaw develops it);
+/// with the sensor data (16-bit CFA, RGGB, uncompressed, last in the file:
+/// LibRaw develops it);
 /// and a SubIFD per JPEG preview (baseline JPEG in one strip).
 public enum TestDNG {
     public struct Preview {
@@ -148,16 +149,17 @@ public enum TestDNG {
         var raw = [UInt8](repeating: 0, count: width * height * 2)
         for y in 0..<height {
             for x in 0..<width {
-                let level = 4096 + (x * 40000 / max(1, width - 1)) + ((y % 2 == 1 && x % 2 == 1) ? 0 : 0)
+                let level = 4096 + x * 40000 / max(1, width - 1)
                 let at = (y * width + x) * 2
                 raw[at] = UInt8(level & 0xFF)
                 raw[at + 1] = UInt8(level >> 8)
             }
         }
-        let rawOffset = tiff.append(raw)
+        // Written last, as cameras do, so that a file cut short loses sensor
+        // data and keeps its directories: StripOffsets is patched at the end.
         let rawIFD = tiff.directory([
             (0xFE, .long([0])), (0x100, .long([width])), (0x101, .long([height])), (0x102, .short([16])),
-            (0x103, .short([1])), (0x106, .short([32803])), (0x111, .long([rawOffset])), (0x115, .short([1])),
+            (0x103, .short([1])), (0x106, .short([32803])), (0x111, .long([0])), (0x115, .short([1])),
             (0x116, .long([height])), (0x117, .long([raw.count])), (0x828D, .short([2, 2])), (0x828E, .byte([0, 1, 1, 2])),
             (0xC61D, .long([65535])),
         ])
@@ -186,6 +188,8 @@ public enum TestDNG {
             (0xC628, .rational([(1, 2), (1, 1), (1, 2)])),
         ])
         tiff.setFirstDirectory(ifd0)
+        // Entries sorted by tag: StripOffsets is the raw IFD's 7th.
+        tiff.patch(rawIFD + 2 + 6 * 12 + 8, long: tiff.append(raw))
         return Layout(bytes: tiff.bytes, previewOffsetFields: fields)
     }
 }

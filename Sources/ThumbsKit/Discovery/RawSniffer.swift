@@ -43,6 +43,7 @@ enum RawSniffer {
         if ascii("IIU\u{0}") { return "rw2" }
         guard ascii("II*\u{0}") || ascii("MM\u{0}*") else { return nil }
         if ascii("CR", at: 8) { return "cr2" }
+        if ascii("IIII", at: 8) { return "iiq" }  // Phase One
         guard let tiff = TIFFDirectories(read: read), let first = tiff.first else { return nil }
         if first.entry(TIFFDirectories.Tag.dngVersion) != nil { return "dng" }
         guard let make = tiff.text(first.entry(TIFFDirectories.Tag.make)), !make.isEmpty,

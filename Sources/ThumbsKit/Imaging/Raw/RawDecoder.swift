@@ -46,6 +46,15 @@ enum RawDecoder {
             return DecodePlan(path: .rawPreview, info: info, shrink: shrink,
                               peakBytes: header.facts.peakBytes(path: path, shrink: shrink), raw: raw)
         }
+        // Sensor data compresses to no less than about a bit a pixel: a file
+        // far smaller holds none (ExifTool's samples, a file cut short), and
+        // LibRaw would develop whatever lies past its end as a picture.
+        let sensorPixels = facts.rawWidth.multipliedReportingOverflow(by: facts.rawHeight).partialValue
+        if bytes.count < sensorPixels / Self.leastBytesPerPixelDivisor {
+            throw ItemError.decode(
+                "this \(kind.uppercased()) file has no picture thumbs can use: no embedded preview covers the box, and at \(SourceLimits.bytes(bytes.count)) it is too small to hold the sensor data of \(facts.rawWidth)×\(facts.rawHeight) pixels (stripped or cut short)"
+            )
+        }
         let half = needed.width * 2 <= facts.width && needed.height * 2 <= facts.height
         let raw = RawDecodePlan(kind: kind, preview: nil, halfSize: half, orientation: facts.orientation)
         return DecodePlan(path: .libraw, info: info, shrink: half ? 2 : 1, peakBytes: developBytes(facts, half: half), raw: raw)
@@ -62,6 +71,10 @@ enum RawDecoder {
         let pixels = try develop(bytes, raw: raw, limits: limits)
         return DecodedImage(info: info, decoder: .libraw, stage: .pixels(pixels), failOn: limits.failOn)
     }
+
+    /// A file holds at least one byte per this many sensor pixels (half a
+    /// bit a pixel, below any camera's lossless or lossy compression).
+    static let leastBytesPerPixelDivisor = 16
 
     // MARK: - Preview
 
