@@ -63,6 +63,18 @@ let package = Package(
                 .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil"),
             ]
         ),
+        // Camera RAWs (issue 22): LibRaw's thread-safe build through
+        // pkg-config, and the C++ shim that opens a RAW from memory (facts,
+        // where its thumbnail is, a development into 8-bit sRGB pixels).
+        .systemLibrary(
+            name: "CLibRaw",
+            pkgConfig: "libraw_r",
+            providers: [.apt(["libraw-dev"])]
+        ),
+        .target(
+            name: "CRawShim",
+            dependencies: ["CLibRaw"]
+        ),
         .target(
             name: "ThumbsKit",
             dependencies: [
@@ -70,6 +82,7 @@ let package = Package(
                 "CVipsShim",
                 "CHeifShim",
                 "CVideoShim",
+                "CRawShim",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -19,6 +19,7 @@ public enum ImageSniffer {
         if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "png" }
         if ascii("GIF87a") || ascii("GIF89a") { return "gif" }
         if ascii("RIFF") && ascii("WEBP", at: 8) { return "webp" }
+        if let raw = RawSniffer.format(ofPrefix: b) { return raw }  // camera RAWs, TIFF-based ones included
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return "tiff" }
         if starts([0x49, 0x49, 0x2B, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2B]) { return "tiff" }
         if let video = VideoSniffer.format(of: prefix) { return video }
@@ -43,11 +44,11 @@ public enum ImageSniffer {
     }
 
     /// File name extensions of image formats (lower case, without the dot).
-    public static let imageExtensions: Set<String> = Set([
+    public static let imageExtensions: Set<String> = ([
         "jpg", "jpeg", "jpe", "jfif", "png", "gif", "webp", "tif", "tiff", "heic", "heif", "avif",
         "bmp", "svg", "svgz", "pdf", "jxl", "jp2", "j2k", "ppm", "pgm", "pbm", "pnm", "pfm", "hdr",
-        "exr", "psd", "ico", "dng", "cr2", "nef", "arw", "orf", "rw2", "raw",
-    ]).union(VideoSniffer.extensions)
+        "exr", "psd", "ico",
+    ] as Set<String>).union(RawSniffer.extensions).union(VideoSniffer.extensions)
 
     /// Whether `name` ends like an image file.
     public static func isNamedLikeImage(_ name: String) -> Bool {

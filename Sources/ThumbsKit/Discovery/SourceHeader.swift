@@ -22,6 +22,10 @@ struct SourceHeader: Sendable, Equatable {
         guard let format = ImageSniffer.format(of: prefix) ?? ImageSniffer.svgFormat(of: prefix)
                 ?? prefix.withUnsafeBytes({ LoaderErrors.formatName(of: $0) }).map(Self.shortName)
         else { return nil }
+        // A RAW with a TIFF's structure whose sensor data lies past the prefix.
+        if format == "tiff", let raw = RawSniffer.format(read: { offset, count in (try? file.bytes(at: offset, count: count)) ?? [] }) {
+            return SourceHeader(format: raw)  // its size is LibRaw's to say, after the read
+        }
         var header = SourceHeader(format: format)
         let size: (width: Int, height: Int)?
         switch format {

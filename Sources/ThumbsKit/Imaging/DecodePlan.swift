@@ -14,12 +14,15 @@ public struct DecodePlan: Sendable {
     public var target: PixelSize?
     /// The HEIF thumbnail to decode (`HeifThumbnail`), on `.heifThumbnail`.
     public var heifThumbnail: Int?
+    /// A camera RAW's preview or development (`RawDecoder`); nil otherwise.
+    public var raw: RawDecodePlan?
 
-    public init(path: DecodePath, info: SourceImageInfo?, shrink: Int, peakBytes: Int, target: PixelSize? = nil) {
+    public init(path: DecodePath, info: SourceImageInfo?, shrink: Int, peakBytes: Int, target: PixelSize? = nil, raw: RawDecodePlan? = nil) {
         self.path = path
         self.info = info
         self.shrink = shrink
         self.peakBytes = peakBytes
         self.target = target
+        self.raw = raw
     }
 }

@@ -18,6 +18,7 @@ public enum Thumbnailer {
         settings: OutputSettings,
         limits: DecodeLimits
     ) throws(ItemError) -> DecodePlan {
+        if let raw = try RawDecoder.plan(bytes, settings: settings, limits: limits) { return raw }
         guard let header = DirectJPEG.probe(bytes) else {
             if let plan = try HeifPlanning.plan(bytes, settings: settings, limits: limits) { return plan }
             return DecodePlan(path: .libvips, info: nil, shrink: 1, peakBytes: 0)
@@ -58,6 +59,9 @@ public enum Thumbnailer {
         settings: OutputSettings,
         limits: DecodeLimits
     ) throws(ItemError) -> DecodedImage {
+        if let raw = plan.raw, let info = plan.info {
+            return try RawDecoder.decode(bytes, plan: plan, raw: raw, info: info, limits: limits)
+        }
         if plan.path.isDirectJPEG, let info = plan.info,
            let pixels = DirectJPEG.decode(bytes, shrink: plan.shrink, target: plan.target,
                                           memoryBudget: max(DirectJPEG.memoryBudget, plan.peakBytes)) {

@@ -1,0 +1,127 @@
+import CRawShim
+import CVips
+import CVipsShim
+
+/// Camera RAWs: the picture from the cheapest embedded JPEG preview that
+/// serves every size, on thumbs' own JPEG paths (a full-size preview decodes
+/// at 1/8 from its DC coefficients like any JPEG); else LibRaw develops the
+/// sensor data, at half size where the box allows.
+///
+/// The item's `info` is always the RAW's (kind, the photo's size after the
+/// camera's crop, its orientation), never a preview's: the renderer resizes
+/// the decoded pixels to the geometry of the RAW's sizes, so a preview with
+/// the photo's aspect ratio just works, and one with another (letterboxed)
+/// is never chosen.
+enum RawDecoder {
+    /// Nil when `bytes` are not a RAW. Opens it with LibRaw (no pixel
+    /// decoded), checks `--max-pixels` on the photo's size, and picks the
+    /// preview or the development.
+    static func plan(
+        _ bytes: UnsafeRawBufferPointer, settings: OutputSettings, limits: DecodeLimits
+    ) throws(ItemError) -> DecodePlan? {
+        guard let kind = RawSniffer.format(in: bytes) else { return nil }
+        let facts = try LibRawFacts.read(bytes, kind: kind)
+        guard facts.width > 0, facts.height > 0 else {
+            throw ItemError.decode("LibRaw cannot open this \(kind.uppercased()) file: it reports no image size")
+        }
+        try limits.checkPixels(width: facts.width, height: facts.height)
+        let info = SourceImageInfo(format: kind, storedWidth: facts.width, storedHeight: facts.height, orientation: facts.orientation)
+        let plans = ThumbnailPlans(info, settings: settings)
+        let needed = plans.neededSize
+        let previews = RawPreviewFinder.previews(in: bytes, libraw: facts.jpegThumbnail)
+        if let preview = RawPreviewFinder.choose(
+            previews, photo: (facts.width, facts.height), orientation: facts.orientation, needed: needed, maxPixels: limits.maxPixels
+        ) {
+            let header = preview.header
+            let shrink = ThumbnailGeometry.jpegShrink(
+                sourceWidth: header.width, sourceHeight: header.height, neededWidth: needed.width, neededHeight: needed.height
+            )
+            var path = DecodePath.choose(jpeg: header.facts, shrink: shrink, keepMetadata: false, pixelBudget: DirectJPEG.memoryBudget)
+            // Too large for the per-image budget: libjpeg still, admitted by size.
+            if path == .libvips { path = .libjpeg }
+            let raw = RawDecodePlan(
+                kind: kind, preview: .init(range: preview.range, shrink: shrink, facts: header.facts),
+                halfSize: false, orientation: facts.orientation
+            )
+            return DecodePlan(path: .rawPreview, info: info, shrink: shrink,
+                              peakBytes: header.facts.peakBytes(path: path, shrink: shrink), raw: raw)
+        }
+        // Sensor data compresses to no less than about a bit a pixel: a file
+        // far smaller holds none (ExifTool's samples, a file cut short), and
+        // LibRaw would develop whatever lies past its end as a picture.
+        let sensorPixels = facts.rawWidth.multipliedReportingOverflow(by: facts.rawHeight).partialValue
+        if bytes.count < sensorPixels / Self.leastBytesPerPixelDivisor {
+            throw ItemError.decode(
+                "this \(kind.uppercased()) file has no picture thumbs can use: no embedded preview covers the box, and at \(SourceLimits.bytes(bytes.count)) it is too small to hold the sensor data of \(facts.rawWidth)×\(facts.rawHeight) pixels (stripped or cut short)"
+            )
+        }
+        let half = needed.width * 2 <= facts.width && needed.height * 2 <= facts.height
+        let raw = RawDecodePlan(kind: kind, preview: nil, halfSize: half, orientation: facts.orientation)
+        return DecodePlan(path: .libraw, info: info, shrink: half ? 2 : 1, peakBytes: developBytes(facts, half: half), raw: raw)
+    }
+
+    /// The preview's pixels, or LibRaw's development when the plan says so
+    /// or the preview does not decode.
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, plan: DecodePlan, raw: RawDecodePlan, info: SourceImageInfo, limits: DecodeLimits
+    ) throws(ItemError) -> DecodedImage {
+        if let preview = raw.preview, let pixels = decodePreview(bytes, preview, orientation: raw.orientation, peakBytes: plan.peakBytes) {
+            return DecodedImage(info: info, decoder: .rawPreview, stage: .pixels(pixels), failOn: limits.failOn)
+        }
+        let pixels = try develop(bytes, raw: raw, limits: limits)
+        return DecodedImage(info: info, decoder: .libraw, stage: .pixels(pixels), failOn: limits.failOn)
+    }
+
+    /// A file holds at least one byte per this many sensor pixels (half a
+    /// bit a pixel, below any camera's lossless or lossy compression).
+    static let leastBytesPerPixelDivisor = 16
+
+    // MARK: - Preview
+
+    private static func decodePreview(
+        _ bytes: UnsafeRawBufferPointer, _ preview: RawDecodePlan.Preview, orientation: Int, peakBytes: Int
+    ) -> DecodedPixels? {
+        guard preview.range.lowerBound >= 0, preview.range.upperBound <= bytes.count else { return nil }
+        let slice = UnsafeRawBufferPointer(rebasing: bytes[preview.range])
+        var decoded = shim_jpeg_pixels()
+        guard shim_jpeg_direct_decode_to(slice.baseAddress, slice.count, Int32(preview.shrink), 0, 0,
+                                         max(DirectJPEG.memoryBudget, peakBytes), &decoded) == 0 else { return nil }
+        // A preview has no orientation of its own as a rule: the RAW's.
+        if decoded.orientation <= 1 { decoded.orientation = Int32(orientation) }
+        return DecodedPixels(decoded, decoder: .rawPreview)
+    }
+
+    // MARK: - Development
+
+    /// Memory a development holds: the sensor data (2 bytes a pixel), LibRaw's
+    /// 4×16-bit image at the output size, and the 8-bit RGB output.
+    private static func developBytes(_ facts: LibRawFacts, half: Bool) -> Int {
+        let sensor = facts.rawWidth * facts.rawHeight * 2
+        let output = half ? (facts.width / 2) * (facts.height / 2) : facts.width * facts.height
+        return sensor + output * (8 + 3)
+    }
+
+    private static func develop(_ bytes: UnsafeRawBufferPointer, raw: RawDecodePlan, limits: DecodeLimits) throws(ItemError) -> DecodedPixels {
+        var image = shim_raw_image()
+        var message = [CChar](repeating: 0, count: 256)
+        // Within the run's thread budget: as many as libvips may use per image.
+        let threads = max(1, Int(vips_concurrency_get()))
+        // The sensor data is a little larger than the photo (margins): a
+        // limit with room for them, checked before anything is unpacked.
+        let maxRawPixels = Int64(clamping: limits.maxPixels.multipliedReportingOverflow(by: 2).partialValue)
+        let code = shim_raw_develop(bytes.baseAddress, bytes.count, raw.halfSize ? 1 : 0, Int32(threads), maxRawPixels,
+                                    &image, &message, message.count)
+        guard code == 0, image.pixels != nil else {
+            throw LibRawError.item(code: code == 0 ? -1 : code, message: message, kind: raw.kind, step: "develop")
+        }
+        var decoded = shim_jpeg_pixels()
+        decoded.pixels = image.pixels
+        decoded.width = image.width
+        decoded.height = image.height
+        decoded.bands = image.bands
+        decoded.xres = 72 / 25.4
+        decoded.yres = 72 / 25.4
+        decoded.orientation = Int32(raw.orientation)
+        return DecodedPixels(decoded, decoder: .libraw)
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import ThumbsTestSupport
+import XCTest
+@testable import ThumbsKit
+
+/// Damaged and hostile RAWs: every prefix of a small DNG, directories that
+/// point anywhere, a preview that claims to be huge. Never a crash, never a
+/// hang: a picture, or one item error.
+final class RawHostileTests: TemporaryFolderTestCase {
+    private func smallDNG() -> TestDNG.Layout {
+        TestDNG.make(width: 32, height: 24, orientation: 6,
+                     previews: [TestDNG.writePattern(root + "/p.jpg", width: 32, height: 24, options: "[Q=50,strip]")],
+                     thumbnail: (2, 2))
+    }
+
+    private static func run(_ bytes: [UInt8], box: Int = 32, maxPixels: Int = 100_000_000) -> Result<DecodePath, ItemError> {
+        var settings = OutputSettings()
+        settings.sizes = [ThumbSize(width: box, height: box)]
+        let limits = DecodeLimits(maxPixels: maxPixels)
+        return bytes.withUnsafeBytes { raw in
+            do throws(ItemError) {
+                let decoded = try Thumbnailer.decode(raw, settings: settings, limits: limits)
+                _ = try Thumbnailer.finish(decoded, settings: settings)
+                return .success(decoded.decoder)
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// Every prefix: recognised or not, each ends in pixels or an item error.
+    /// (32×24: LibRaw takes no sensor smaller than 22 pixels a side.)
+    func testEveryPrefixOfASmallDNG() {
+        let bytes = smallDNG().bytes
+        XCTAssertEqual(try Self.run(bytes).get(), .rawPreview)
+        assertFinishes(within: 120, "prefixes of a \(bytes.count)-byte DNG") {
+            var outcomes: [String: Int] = [:]
+            for length in 0..<bytes.count {
+                let key: String
+                switch Self.run(Array(bytes[0..<length])) {
+                case .success(let path): key = path.rawValue
+                case .failure(let error): key = error.code.rawValue
+                }
+                outcomes[key, default: 0] += 1
+            }
+            // Cut in its sensor data (written last), the preview still serves.
+            XCTAssertGreaterThan(outcomes["raw-preview"] ?? 0, 0, "\(outcomes)")
+            XCTAssertEqual(outcomes.values.reduce(0, +), bytes.count)
+        }
+    }
+
+    /// Every 4-byte field of the directories set to values that point
+    /// outside the file, at its end, or at 0: sniffing, the preview walk and
+    /// LibRaw survive each.
+    func testDirectoryFieldsPointingAnywhere() {
+        let layout = smallDNG()
+        let bytes = layout.bytes
+        // The directories lie between the preview's JPEG and the sensor data (32×24×2 bytes, last).
+        let start = layout.previewOffsetFields[0].offset - 120, end = bytes.count - 32 * 24 * 2
+        assertFinishes(within: 120, "damaged directories") {
+            for at in stride(from: max(8, start), to: end - 4, by: 2) {
+                for value in [0, bytes.count - 2, 0xFFFF_FFFF] {
+                    var damaged = bytes
+                    for i in 0..<4 { damaged[at + i] = UInt8(truncatingIfNeeded: value >> (8 * i)) }
+                    _ = Self.run(damaged)
+                }
+            }
+        }
+    }
+
+    /// A truncated DNG whose box no preview covers: LibRaw meets the end of
+    /// the sensor data, and says so.
+    func testTruncatedSensorDataFailsWithLibRawsWords() throws {
+        let preview = TestDNG.writePattern(root + "/p.jpg", width: 300, height: 200)
+        let bytes = TestDNG.make(width: 1200, height: 800, previews: [preview]).bytes
+        // The sensor data comes last: cut through it.
+        switch Self.run(Array(bytes[0..<bytes.count - 600_000]), box: 1024) {
+        case .success(let path): XCTFail("decoded by \(path)")
+        case .failure(let error):
+            XCTAssertEqual(error.code, .decode, error.message)
+            XCTAssertTrue(error.message.contains("LibRaw cannot develop this DNG file"), error.message)
+        }
+    }
+
+    /// A preview whose header claims more pixels than --max-pixels is never
+    /// decoded; the photo itself over the limit fails the item as too large.
+    func testPreviewOverMaxPixels() throws {
+        let preview = TestDNG.writePattern(root + "/p.jpg", width: 1200, height: 800)
+        let bytes = TestDNG.make(width: 1200, height: 800, previews: [preview]).bytes
+        switch Self.run(bytes, box: 256, maxPixels: 900_000) {
+        case .success(let path): XCTFail("decoded by \(path)")
+        case .failure(let error): XCTAssertEqual(error.code, .tooLarge, error.message)
+        }
+        let previews = [RawPreviewFinder.Preview(range: 0..<1, header: DirectJPEG.Header(
+            width: 60000, height: 40000, orientation: 1, progressive: false, components: 3, dcCapable: true, coefficientBytes: 0,
+            compactBytesHalf: 0, compactBytesQuarter: 0, compactBytesFull: 0))]
+        XCTAssertNil(RawPreviewFinder.choose(previews, photo: (60000, 40000), orientation: 1, needed: (256, 171), maxPixels: 100_000_000))
+    }
+}
