@@ -207,8 +207,13 @@ static int sws_colorspace(const AVFrame *frame) {
 /// 16-bit RGB (HDR); NULL when swscale refuses it.
 static unsigned char *convert(const AVFrame *frame, int out_w, int out_h, int hdr, char *message, size_t message_size) {
     enum AVPixelFormat target = hdr ? AV_PIX_FMT_RGB48 : AV_PIX_FMT_RGB24;
-    struct SwsContext *sws = sws_getContext(frame->width, frame->height, frame->format, out_w, out_h, target,
-                                            SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, NULL, NULL, NULL);
+    // Scaled down by a whole factor: an area average (chroma is then at
+    // full resolution or more). At full size: bicubic chroma, interpolated
+    // for every pixel.
+    int scaled = out_w * 2 <= frame->width || out_h * 2 <= frame->height;
+    int flags = scaled ? SWS_AREA | SWS_ACCURATE_RND : SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT;
+    struct SwsContext *sws = sws_getContext(frame->width, frame->height, frame->format, out_w, out_h, target, flags,
+                                            NULL, NULL, NULL);
     if (!sws) {
         snprintf(message, message_size, "cannot convert the frame's pixels (%s) to RGB",
                  av_get_pix_fmt_name(frame->format) ? av_get_pix_fmt_name(frame->format) : "unknown");
@@ -516,11 +521,19 @@ int shim_video_poster(int fd, int64_t size, const shim_video_limits *limits, shi
         out_w = best->width;
         out_h = best->height;
     }
+    // The displayed size is the item's; the pixels may be fewer.
+    out->width = out_w;
+    out->height = out_h;
+    int shrink = limits->shrink_for ? limits->shrink_for(limits->context, out_w, out_h, out->orientation) : 1;
+    if (shrink > 1 && shrink <= 8) {
+        out_w = (out_w + shrink - 1) / shrink;
+        out_h = (out_h + shrink - 1) / shrink;
+    }
+    out->pixels_width = out_w;
+    out->pixels_height = out_h;
     out->pixels = convert(best, out_w, out_h, out->hdr, message, message_size);
     if (!out->pixels)
         goto done;
-    out->width = out_w;
-    out->height = out_h;
     result = SHIM_VIDEO_OK;
 
 done:

@@ -10,9 +10,11 @@ typedef struct {
     /// 8-bit RGB, rows packed (width * 3 bytes), malloc'd; the caller frees
     /// it (or hands it to shim_jpeg_pixels, which frees it).
     unsigned char *pixels;
-    /// Size of `pixels`: the frame as stored, with any non-square sample
-    /// aspect applied, before the rotation of `orientation`.
+    /// The frame as displayed, before the rotation of `orientation`: as
+    /// stored, with any non-square sample aspect applied.
     int width, height;
+    /// Size of `pixels`: width × height, or less when shrink_for said so.
+    int pixels_width, pixels_height;
     /// EXIF orientation (1, 3, 6 or 8) from the display matrix.
     int orientation;
     /// Seconds; 0 when the container does not say.
@@ -54,6 +56,13 @@ typedef struct {
     int max_candidates;
     /// Decoder threads (the run's per-image budget).
     int threads;
+    /// Optional: called once the frame's displayed size is known (before
+    /// rotation, with the orientation): the factor (1, 2, 4, 8) its pixels
+    /// may be scaled down by while they are converted to RGB, as a JPEG is
+    /// shrunk on load, so that no more pixels are made than the thumbnails
+    /// need. NULL: full size.
+    int (*shrink_for)(void *context, int width, int height, int orientation);
+    void *context;
 } shim_video_limits;
 
 /// Decodes the poster frame of the video read through `fd` (by pread, from

@@ -241,7 +241,7 @@ struct ItemProcessor: Sendable {
             if let file = bytes.streamed {
                 // A video: its poster frame, read from the file by ranges.
                 let poster = try await decoders.run { () throws(ItemError) -> VideoThumbnailer.Poster in
-                    try VideoThumbnailer.decode(file, limits: limits)
+                    try VideoThumbnailer.decode(file, settings: settings, limits: limits)
                 }
                 decoded = poster.image
                 video = poster.facts

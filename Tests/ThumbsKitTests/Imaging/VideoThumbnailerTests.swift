@@ -16,7 +16,7 @@ final class VideoThumbnailerTests: XCTestCase {
 
     private func poster(_ name: String, maxPixels: Int = 100_000_000) throws -> VideoThumbnailer.Poster {
         let file = try SourceFile(path: Self.path(name))
-        return try VideoThumbnailer.decode(file, limits: DecodeLimits(maxPixels: maxPixels))
+        return try VideoThumbnailer.decode(file, settings: nil, limits: DecodeLimits(maxPixels: maxPixels))
     }
 
     private func failure(_ name: String, maxPixels: Int = 100_000_000) -> ItemError? {
@@ -77,6 +77,24 @@ final class VideoThumbnailerTests: XCTestCase {
         XCTAssertEqual(poster.image.info.width, 160)
     }
 
+    /// Small thumbnails: the frame is scaled down as it is converted (as a
+    /// JPEG is shrunk on load), while the item keeps the displayed size.
+    func testTheFrameIsConvertedNoLargerThanTheSizesNeed() throws {
+        var settings = OutputSettings()
+        settings.sizes = [ThumbSize(width: 32, height: 32)]
+        for (name, pixels) in [("h264.mp4", [40, 23]), ("rotated.mp4", [40, 23])] {
+            let file = try SourceFile(path: Self.path(name))
+            let poster = try VideoThumbnailer.decode(file, settings: settings, limits: DecodeLimits())
+            guard case .pixels(let decoded) = poster.image.stage else { return XCTFail("no pixels") }
+            XCTAssertEqual([decoded.width, decoded.height], pixels, "stored 160×90 at 1/4 still covers 32×18")
+            XCTAssertEqual(poster.image.info.width * poster.image.info.height, 160 * 90, name)
+        }
+        settings.sizes = [ThumbSize(width: 1000, height: 1000)]
+        let full = try VideoThumbnailer.decode(SourceFile(path: Self.path("h264.mp4")), settings: settings, limits: DecodeLimits())
+        guard case .pixels(let decoded) = full.image.stage else { return XCTFail("no pixels") }
+        XCTAssertEqual([decoded.width, decoded.height], [160, 90])
+    }
+
     func testAClipWithNoDurationTakesItsFirstKeyframe() throws {
         let poster = try poster("no-duration.mkv")
         XCTAssertEqual(poster.facts.durationSeconds, 0)
@@ -128,7 +146,7 @@ final class VideoThumbnailerTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(fd, 0)
         defer { close(fd) }
         let size = lseek(fd, 0, SEEK_END)
-        var limits = shim_video_limits(max_pixels: 160 * 90 - 1, max_packets: 100, max_packet_bytes: 1 << 20, max_candidates: 4, threads: 1)
+        var limits = shim_video_limits(max_pixels: 160 * 90 - 1, max_packets: 100, max_packet_bytes: 1 << 20, max_candidates: 4, threads: 1, shrink_for: nil, context: nil)
         var frame = shim_video_frame()
         var message = [CChar](repeating: 0, count: 256)
         let result = shim_video_poster(fd, Int64(size), &limits, &frame, &message, message.count)
@@ -144,7 +162,7 @@ final class VideoThumbnailerTests: XCTestCase {
         let fd = open(Self.path("h264.mp4"), O_RDONLY)
         defer { close(fd) }
         let size = lseek(fd, 0, SEEK_END)
-        var limits = shim_video_limits(max_pixels: 0, max_packets: 2, max_packet_bytes: 1 << 20, max_candidates: 4, threads: 1)
+        var limits = shim_video_limits(max_pixels: 0, max_packets: 2, max_packet_bytes: 1 << 20, max_candidates: 4, threads: 1, shrink_for: nil, context: nil)
         var frame = shim_video_frame()
         var message = [CChar](repeating: 0, count: 256)
         let result = shim_video_poster(fd, Int64(size), &limits, &frame, &message, message.count)

@@ -23,16 +23,28 @@ enum VideoThumbnailer {
         var facts: VideoFacts
     }
 
-    static func decode(_ file: SourceFile, limits: DecodeLimits) throws(ItemError) -> Poster {
+    /// `settings` (nil: full size) lets the frame be scaled down as it is
+    /// converted to RGB, by the factor a JPEG would be shrunk on load
+    /// (`ThumbnailPlans.jpegShrink`): no more pixels than the sizes need.
+    static func decode(_ file: SourceFile, settings: OutputSettings?, limits: DecodeLimits) throws(ItemError) -> Poster {
         let format = VideoSniffer.format(of: file.prefix) ?? "video"
+        let chooser = ShrinkChooser(settings: settings, format: format)
         var bounds = shim_video_limits(
             max_pixels: Int64(limits.maxPixels), max_packets: maxPackets, max_packet_bytes: maxPacketBytes,
-            max_candidates: maxCandidates, threads: Int32(threadsPerVideo)
+            max_candidates: maxCandidates, threads: Int32(threadsPerVideo),
+            shrink_for: { context, width, height, orientation in
+                guard let context else { return 1 }
+                return Int32(Unmanaged<ShrinkChooser>.fromOpaque(context).takeUnretainedValue()
+                    .shrink(width: Int(width), height: Int(height), orientation: Int(orientation)))
+            },
+            context: Unmanaged.passUnretained(chooser).toOpaque()
         )
         var frame = shim_video_frame()
         var message = [CChar](repeating: 0, count: 512)
-        let result = file.withDescriptor { fd in
-            shim_video_poster(fd, Int64(file.size), &bounds, &frame, &message, message.count)
+        let result = withExtendedLifetime(chooser) {
+            file.withDescriptor { fd in
+                shim_video_poster(fd, Int64(file.size), &bounds, &frame, &message, message.count)
+            }
         }
         let text = String(decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         switch Int(result) {
@@ -55,8 +67,8 @@ enum VideoThumbnailer {
         )
         var pixels = shim_jpeg_pixels()
         pixels.pixels = frame.pixels
-        pixels.width = Int(frame.width)
-        pixels.height = Int(frame.height)
+        pixels.width = Int(frame.pixels_width)
+        pixels.height = Int(frame.pixels_height)
         pixels.bands = 3
         pixels.xres = 1
         pixels.yres = 1
@@ -66,6 +78,22 @@ enum VideoThumbnailer {
             format: format, storedWidth: Int(frame.width), storedHeight: Int(frame.height), orientation: Int(frame.orientation)
         )
         return Poster(image: DecodedImage(info: info, decoder: .video, stage: .pixels(decoded), failOn: limits.failOn), facts: facts)
+    }
+
+    /// Answers `shrink_for` from C: the thumbnails' plans for a frame of
+    /// that size. A class so that C can hold it by an opaque pointer.
+    private final class ShrinkChooser {
+        let settings: OutputSettings?
+        let format: String
+        init(settings: OutputSettings?, format: String) {
+            self.settings = settings
+            self.format = format
+        }
+        func shrink(width: Int, height: Int, orientation: Int) -> Int {
+            guard let settings else { return 1 }
+            let info = SourceImageInfo(format: format, storedWidth: width, storedHeight: height, orientation: orientation)
+            return ThumbnailPlans(info, settings: settings).jpegShrink
+        }
     }
 
     /// Decoder threads for one video: the run's per-image thread budget
