@@ -617,6 +617,25 @@ section_lookalikes() {
       say "  lookalikes.py --size $size failed -- see $log"; show_log_tail "$log"
     fi
   done
+  # Real photographs (issue 22): bench/lookalikes-real.txt's photos from the
+  # public test suites (git copies under LOOKALIKES_MIRRORS), thumbs' pHash,
+  # and the D the rule chooses over them and the 600x400 set. The whole text
+  # is bench-out/lookalikes-results.md (bench/ with BENCH_PUBLISH=1).
+  local res=$OUT/lookalikes-results.md
+  [[ ${BENCH_PUBLISH:-0} == 1 ]] && res=$BENCH/lookalikes-results.md
+  log=$OUT/lookalikes-real.log
+  md ""
+  md "#### real photographs"
+  md ""
+  if ! have_thumbs; then
+    say "  real photographs: no thumbs binary -- n/a"
+  elif "${LOOKALIKES_PY:-$PY}" "$BENCH/lookalikes_real.py" --thumbs "$THUMBS" --mirrors "${LOOKALIKES_MIRRORS:-/work/.mirror}" \
+    --dir "$OUT/lookalikes-real" --synthetic-log "$OUT/lookalikes-600x400.log" --out "$res" >"$log" 2>&1; then
+    sed -n '1,/^## Synthetic set/p' "$log" | grep -v '^## Synthetic set' | while IFS= read -r line; do md "$line"; done
+    say "  (written: ${res#"$ROOT"/})"
+  else
+    say "  lookalikes_real.py failed -- see $log"; show_log_tail "$log"
+  fi
 }
 
 # Memory of a huge photo list (issue 14): bench/list_memory.sh.
@@ -870,7 +889,7 @@ section_raw() {
   need_cmds raw dcraw_emu:libraw-bin || { verdict "raw: thumbs / dcraw" n/a ge 20; return 0; }
   "$PY" -c 'import numpy, PIL' 2>/dev/null || { say "  raw: python3 with numpy and Pillow missing: section skipped"; verdict "raw: thumbs / dcraw" n/a ge 20; return 0; }
   archive_section raw raw "$RAW_N" dng dcraw 20 \
-    "$RAW_N DNGs 4000x3000 (benchtool.py dng: 12-bit RGGB raw, uncompressed; a full-size JPEG preview; a 256 px IFD0 preview; every fourth orientation 6) -> ${SIZE} px, two at a time"
+    "$RAW_N DNGs 4000x3000 (benchtool.py dng: 12-bit RGGB raw, lossless JPEG; a full-size JPEG preview; a 256 px IFD0 preview; every fourth orientation 6) -> ${SIZE} px, two at a time"
 }
 
 # ---------------------------------------------------------------- quality

@@ -42,9 +42,9 @@
                                               failed / ignored counts
     benchtool.py dng SRC DST [ORIENTATION]    DST = a DNG made from the JPEG
                                               SRC: IFD0 a 256 px RGB preview,
-                                              a raw CFA SubIFD (RGGB, 16-bit
-                                              container, 12-bit values, the
-                                              photo's size) and a SubIFD with
+                                              a raw CFA SubIFD (RGGB, 12-bit,
+                                              lossless JPEG, the photo's
+                                              size) and a SubIFD with
                                               SRC itself as the full-size JPEG
                                               preview (APPn segments dropped)
 """
@@ -576,6 +576,79 @@ def strip_app_segments(jpeg):
     return b"".join(keep)
 
 
+def huffman_lengths(counts, limit=16):
+    """Code lengths (<= limit) for symbols with these counts (0 = unused)."""
+    import heapq
+
+    sym = [i for i, c in enumerate(counts) if c]
+    if len(sym) == 1:
+        return {sym[0]: 1}
+    heap = [(counts[i], [i]) for i in sym]
+    heapq.heapify(heap)
+    depth = {i: 0 for i in sym}
+    while len(heap) > 1:
+        c1, s1 = heapq.heappop(heap)
+        c2, s2 = heapq.heappop(heap)
+        for i in s1 + s2:
+            depth[i] += 1
+        heapq.heappush(heap, (c1 + c2, s1 + s2))
+    if max(depth.values()) > limit:  # rare: flatten the rarest symbols
+        return huffman_lengths([max(c, max(counts) >> 8) if c else 0 for c in counts], limit)
+    return depth
+
+
+def lossless_jpeg(cfa, precision=12):
+    """A lossless JPEG (ITU T.81 process 14, SOF3) of one 16-bit plane:
+    predictor 1 (the left neighbour; the first column takes the one above),
+    one Huffman table made for the data. What DNG calls compression 7."""
+    import numpy as np
+
+    h, w = cfa.shape
+    x = cfa.astype(np.int32)
+    pred = np.empty_like(x)
+    pred[:, 1:] = x[:, :-1]
+    pred[1:, 0] = x[:-1, 0]
+    pred[0, 0] = 1 << (precision - 1)
+    diff = (x - pred).ravel()
+    mag = np.abs(diff)
+    ssss = np.zeros(mag.shape, dtype=np.int64)
+    nz = mag > 0
+    ssss[nz] = np.floor(np.log2(mag[nz])).astype(np.int64) + 1
+    extra = np.where(diff >= 0, diff, diff + (1 << ssss) - 1).astype(np.int64)
+    counts = np.bincount(ssss, minlength=17).tolist()
+    lengths = huffman_lengths(counts)
+    # canonical codes: by length, then symbol
+    order = sorted(lengths, key=lambda i: (lengths[i], i))
+    code, codes, prev = 0, {}, lengths[order[0]]
+    for i in order:
+        code <<= lengths[i] - prev
+        prev = lengths[i]
+        codes[i] = code
+        code += 1
+    clen = np.zeros(17, dtype=np.int64)
+    cval = np.zeros(17, dtype=np.int64)
+    for i in lengths:
+        clen[i], cval[i] = lengths[i], codes[i]
+    nbits = clen[ssss] + ssss
+    value = (cval[ssss] << ssss) | (extra & ((1 << ssss) - 1))
+    ends = np.cumsum(nbits)
+    total = int(ends[-1])
+    starts = ends - nbits
+    bits = np.ones(total + (-total) % 8, dtype=np.uint8)  # padded with 1 bits
+    for k in range(int(nbits.max())):
+        m = nbits > k
+        bits[starts[m] + k] = (value[m] >> (nbits[m] - 1 - k)) & 1
+    data = np.packbits(bits)
+    ff = np.flatnonzero(data == 0xFF)
+    data = np.insert(data, ff + 1, 0).tobytes()  # byte stuffing
+    seg = lambda m, body: bytes([0xFF, m]) + (len(body) + 2).to_bytes(2, "big") + body
+    by_len = [sum(1 for i in lengths if lengths[i] == n) for n in range(1, 17)]
+    dht = bytes([0x00]) + bytes(by_len) + bytes(order)
+    sof = bytes([precision]) + h.to_bytes(2, "big") + w.to_bytes(2, "big") + bytes([1, 1, 0x11, 0])
+    sos = bytes([1, 1, 0x00, 1, 0, 0])  # one component, table 0; predictor 1; Pt 0
+    return b"\xff\xd8" + seg(0xC4, dht) + seg(0xC3, sof) + seg(0xDA, sos) + data + b"\xff\xd9"
+
+
 def cmd_dng(src, dst, orientation=1):
     """A DNG as cameras write them (IFD0 a small preview, SubIFDs for the raw
     data and a full-size JPEG preview) from a JPEG photo: LibRaw develops the
@@ -605,12 +678,13 @@ def cmd_dng(src, dst, orientation=1):
     tw = TiffWriter()
     sh, sw = small.shape[:2]
     thumb = tw.blob(small.tobytes())
-    raw = tw.blob(cfa.tobytes())
+    raw_data = lossless_jpeg(cfa)
+    raw = tw.blob(raw_data)
     prev = tw.blob(preview)
     ifd0 = tw.ifd([])  # filled below: it names the SubIFDs, which come after it
     raw_ifd = tw.ifd([
-        (254, "L", [0]), (256, "L", [w]), (257, "L", [h]), (258, "H", [16]), (259, "H", [1]),
-        (262, "H", [32803]), (273, "L", [raw]), (277, "H", [1]), (278, "L", [h]), (279, "L", [len(cfa.tobytes())]),
+        (254, "L", [0]), (256, "L", [w]), (257, "L", [h]), (258, "H", [16]), (259, "H", [7]),
+        (262, "H", [32803]), (273, "L", [raw]), (277, "H", [1]), (278, "L", [h]), (279, "L", [len(raw_data)]),
         (284, "H", [1]), (33421, "H", [2, 2]), (33422, "B", [0, 1, 1, 2]),
         (50714, "L", [0]), (50717, "L", [4095]),
     ])
