@@ -3,8 +3,10 @@
 #
 #   bash bench/bench.sh [all|SECTION]...
 #
-# Sections: speed progressive progdc srgb p3 rotated sizes quality memory list
-# rerun scale. Default: all = every section but scale (+ scale when BENCH_SCALE=1).
+# Sections: speed progressive progdc progmem srgb p3 rotated sizes placeholders
+# quality memory list rerun heic video raw, and scale lookalikes listmem.
+# Default: all = every section but the last three (+ scale when BENCH_SCALE=1);
+# BENCH_SECTIONS=heic,video,raw names sections when the command line does not.
 # Environment:
 #   THUMBS_BIN   use this thumbs binary instead of `swift build -c release`
 #   ROUNDS       timed rounds per measurement [3]; medians are reported
@@ -20,6 +22,7 @@
 #   BENCH_NO_INSTALL 1 = never apt-get install a missing tool
 #   RERUN_N, SCALE_N  image counts of the rerun / scale sections [10000, 100000]
 #   MAKE_CORPUS  corpus script [../shared/bench/make-corpus.sh]
+#   HEIC_N, VIDEO_N, RAW_N  files in the archive corpora [12, 9, 12]
 # Work files and caches live in bench-out/ (git-ignored); corpora are kept.
 # Results: bench-out/bench-last.txt (the console), results.md (the Markdown
 # tables and the verdicts), results.json (every figure).
@@ -62,7 +65,7 @@ pick_python() {
 pick_python || true
 TOOL=("$PY" "$BENCH/benchtool.py")
 
-ALL_SECTIONS=(speed progressive progdc progmem srgb p3 rotated sizes placeholders quality memory list rerun)
+ALL_SECTIONS=(speed progressive progdc progmem srgb p3 rotated sizes placeholders quality memory list rerun heic video raw)
 usage() {
   echo "usage: bash bench/bench.sh [all|${ALL_SECTIONS[*]// /|}|scale]..." >&2
   exit 2
@@ -110,6 +113,10 @@ section_title_short() {
   p3) echo "Display P3, profile embedded" ;;
   rotated) echo "EXIF orientation 6" ;;
   sizes) echo "two sizes" ;;
+  heic-thumb) echo "HEIC with a 320 px thumbnail" ;;
+  heic) echo "HEIC without a thumbnail" ;;
+  video) echo "video 1080p, H.264 and HEVC" ;;
+  raw) echo "DNG with a full-size JPEG preview" ;;
   *) echo "$1" ;;
   esac
 }
@@ -162,6 +169,8 @@ other_load() {
 }
 
 count_jpegs() { { find "$1" -type f \( -name '*.jpg' -o -name '*.jpeg' \) 2>/dev/null || true; } | wc -l; }
+# count_outputs DIR : a tool's outputs: JPEGs, and the PPMs of dcraw_emu
+count_outputs() { { find "$1" -type f \( -name '*.jpg' -o -name '*.jpeg' -o -name '*.ppm' \) 2>/dev/null || true; } | wc -l; }
 
 # rotate K ITEMS... : print ITEMS rotated left by K, one per line.
 rotate() {
@@ -345,6 +354,10 @@ tiny_corpus() {
 # calling section.
 
 SP_SRC="" SP_REF="" SP_VT_OPTS="" SP_IM_OPTS="" SP_PIL_OPTS="" SP_BASE=thumbs
+# SP_EXT: the extension of the files the peers are given (the archive
+# sections' HEICs, clips and DNGs); SP_PAR: processes the xargs peers run at
+# once (the archive sections: two, on any machine).
+SP_EXT=jpg SP_PAR=$NPROC SP_THUMBS_OPTS=""
 
 # with_rss RSSFILE CMD... : CMD, with its peak RSS (KiB) in RSSFILE when
 # /usr/bin/time is there. For xargs and Pool(N) that is the largest single
@@ -356,15 +369,16 @@ with_rss() {
 thumbs_rss() { local rf=$1; shift; with_rss "$rf" "$THUMBS" "$@"; }
 thumbs_common() { echo --format jpeg --quality "$QUALITY" --force --no-report --progress never --quiet; }
 # speed_cmd_TOOL OUTDIR RSSFILE
-speed_cmd_thumbs() { thumbs_rss "$2" run "$SP_SRC" --out "$1" --size "$SIZE" $(thumbs_common); }
+# shellcheck disable=SC2086
+speed_cmd_thumbs() { thumbs_rss "$2" run "$SP_SRC" --out "$1" --size "$SIZE" $SP_THUMBS_OPTS $(thumbs_common); }
 speed_cmd_thumbs_ref() { thumbs_rss "$2" run "$SP_REF" --out "$1" --size "$SIZE" $(thumbs_common); }
 speed_cmd_thumbs_two() { thumbs_rss "$2" run "$SP_SRC" --out "$1" --size "$SIZE" --size "$BIG" $(thumbs_common); }
 speed_cmd_thumbs_big() { thumbs_rss "$2" run "$SP_SRC" --out "$1" --size "$BIG" $(thumbs_common); }
 speed_cmd_thumbs_noph() { thumbs_rss "$2" run "$SP_SRC" --out "$1" --size "$SIZE" --no-placeholders $(thumbs_common); }
 speed_cmd_vipsthumbnail() {
   # shellcheck disable=SC2086
-  printf '%s\0' "$SP_SRC"/*.jpg |
-    with_rss "$2" xargs -0 -P "$NPROC" -n "$PEER_BATCH" vipsthumbnail --vips-concurrency=1 -s "$SIZE" $SP_VT_OPTS -o "$1/%s.jpg[Q=$QUALITY,strip]"
+  printf '%s\0' "$SP_SRC"/*.$SP_EXT |
+    with_rss "$2" xargs -0 -P "$SP_PAR" -n "$PEER_BATCH" vipsthumbnail --vips-concurrency=1 -s "$SIZE" $SP_VT_OPTS -o "$1/%s.jpg[Q=$QUALITY,strip]"
 }
 speed_cmd_imagemagick() {
   # shellcheck disable=SC2086
@@ -379,22 +393,46 @@ speed_cmd_pillow() {
 speed_cmd_pillow_two() {
   with_rss "$2" "$PY" "$BENCH/pillow_thumbs.py" "$SP_SRC" "$1" --sizes "$BIG,$SIZE" --quality "$QUALITY" --jobs "$NPROC"
 }
+# The video peer: a poster frame as a user would take it by hand, FFmpeg
+# seeking to 1 s (to the keyframe before it, then decoding up to 1 s; the
+# decoder on one thread, as two run at once) and writing the frame upright
+# as a PPM, then vipsthumbnail making the thumbnail of that.
+speed_cmd_ffmpeg_vt() {
+  printf '%s\0' "$SP_SRC"/*.$SP_EXT |
+    with_rss "$2" xargs -0 -P "$SP_PAR" -n "$PEER_BATCH" sh -c '
+      out=$1 size=$2 q=$3; shift 3
+      for f; do
+        p=$out/${f##*/}.ppm
+        ffmpeg -nostdin -v error -threads 1 -ss 1 -i "$f" -frames:v 1 -y "$p" &&
+          vipsthumbnail --vips-concurrency=1 -s "$size" -o "$out/%s.jpg[Q=$q,strip]" "$p" && rm -f "$p" || exit 255
+      done' sh "$1" "$SIZE" "$QUALITY"
+}
+# The RAW peer: LibRaw's half-size development (no demosaicing: each 2x2
+# CFA block is one RGB pixel), written as a PPM.
+speed_cmd_dcraw() {
+  printf '%s\0' "$SP_SRC"/*.$SP_EXT |
+    with_rss "$2" xargs -0 -P "$SP_PAR" -n "$PEER_BATCH" sh -c '
+      out=$1; shift
+      for f; do dcraw_emu -h -Z "$out/${f##*/}.ppm" "$f" || exit 255; done' sh "$1"
+}
 speed_cmd_floor() {
   printf '%s\0' "$SP_SRC"/*.jpg | xargs -0 -P "$NPROC" -n 1 djpeg -scale 1/8 -outfile /dev/null
 }
 
 speed_label() {
   case $1 in
-  thumbs) echo "thumbs (--jobs default = $NPROC)" ;;
+  thumbs) [[ -n $SP_THUMBS_OPTS ]] && echo "thumbs $SP_THUMBS_OPTS" || echo "thumbs (--jobs default = $NPROC)" ;;
   thumbs_ref) echo "thumbs, the same photos untagged" ;;
   thumbs_two) echo "thumbs --size $SIZE --size $BIG" ;;
   thumbs_big) echo "thumbs --size $BIG alone" ;;
   thumbs_noph) echo "thumbs --no-placeholders" ;;
-  vipsthumbnail) echo "vipsthumbnail${SP_VT_OPTS:+ $SP_VT_OPTS}, xargs -P$NPROC -n$PEER_BATCH" ;;
+  vipsthumbnail) echo "vipsthumbnail${SP_VT_OPTS:+ $SP_VT_OPTS}, xargs -P$SP_PAR -n$PEER_BATCH" ;;
   imagemagick) echo "ImageMagick mogrify${SP_IM_OPTS:+ $SP_IM_OPTS}, xargs -P$NPROC -n$PEER_BATCH" ;;
   pillow) echo "Pillow draft+LANCZOS${SP_PIL_OPTS:+ $SP_PIL_OPTS}, Pool($NPROC)" ;;
   pillow_two) echo "Pillow $BIG (draft) then $SIZE from it, Pool($NPROC)" ;;
   floor) echo "decode floor: djpeg -scale 1/8 -P$NPROC" ;;
+  ffmpeg_vt) echo "ffmpeg -ss 1 -i F -frames:v 1 (PPM), then vipsthumbnail, xargs -P$SP_PAR -n$PEER_BATCH" ;;
+  dcraw) echo "LibRaw dcraw_emu -h (half-size PPM), xargs -P$SP_PAR -n$PEER_BATCH" ;;
   esac
 }
 
@@ -407,6 +445,8 @@ speed_available() {
   imagemagick) [[ -x /usr/bin/mogrify ]] ;;
   pillow*) "$PY" -c 'import PIL' 2>/dev/null ;;
   floor) command -v djpeg >/dev/null ;;
+  ffmpeg_vt) command -v ffmpeg >/dev/null && command -v vipsthumbnail >/dev/null ;;
+  dcraw) command -v dcraw_emu >/dev/null ;;
   esac
 }
 
@@ -419,7 +459,7 @@ speed_expect() {
   esac
 }
 
-is_peer() { [[ $1 == vipsthumbnail || $1 == imagemagick || $1 == pillow ]]; }
+is_peer() { [[ $1 == vipsthumbnail || $1 == imagemagick || $1 == pillow || $1 == ffmpeg_vt || $1 == dcraw ]]; }
 
 # speed_run KEY DIR N TOOLS... : time TOOLS over SP_SRC (N images) into DIR.
 # The last timed round's outputs stay in DIR/out-TOOL (the caller removes them).
@@ -440,7 +480,7 @@ speed_run() {
       rm -rf "$o" "$d/rss.$t.now"; mkdir -p "$o"
       if s=$(timed "$d/log.$t" "speed_cmd_$t" "$o" "$d/rss.$t.now"); then
         want=$(speed_expect "$t" "$n")
-        if ((want)) && got=$(count_jpegs "$o") && ((got != want)); then
+        if ((want)) && got=$(count_outputs "$o") && ((got != want)); then
           say "  $t: made $got of $want thumbnails"; show_log_tail "$d/log.$t"
           echo "error" >"$d/status.$t"; continue
         fi
@@ -504,7 +544,7 @@ speed_section() {
   header "$key: $title; $ROUNDS timed rounds after $WARMUP warm-up, tool order rotates each round; medians"
   md_title "$key" "$title"
   SP_SRC=$src
-  cat "$src"/*.jpg >/dev/null # page cache warm: we time decoding, not the disk
+  cat "$src"/*.$SP_EXT >/dev/null # page cache warm: we time decoding, not the disk
   [[ -n $SP_REF ]] && cat "$SP_REF"/*.jpg >/dev/null
   speed_run "$key" "$OUT/$key" "$n" "$@"
 }
@@ -577,6 +617,25 @@ section_lookalikes() {
       say "  lookalikes.py --size $size failed -- see $log"; show_log_tail "$log"
     fi
   done
+  # Real photographs (issue 22): bench/lookalikes-real.txt's photos from the
+  # public test suites (git copies under LOOKALIKES_MIRRORS), thumbs' pHash,
+  # and the D the rule chooses over them and the 600x400 set. The whole text
+  # is bench-out/lookalikes-results.md (bench/ with BENCH_PUBLISH=1).
+  local res=$OUT/lookalikes-results.md
+  [[ ${BENCH_PUBLISH:-0} == 1 ]] && res=$BENCH/lookalikes-results.md
+  log=$OUT/lookalikes-real.log
+  md ""
+  md "#### real photographs"
+  md ""
+  if ! have_thumbs; then
+    say "  real photographs: no thumbs binary -- n/a"
+  elif "${LOOKALIKES_PY:-$PY}" "$BENCH/lookalikes_real.py" --thumbs "$THUMBS" --mirrors "${LOOKALIKES_MIRRORS:-/work/.mirror}" \
+    --dir "$OUT/lookalikes-real" --synthetic-log "$OUT/lookalikes-600x400.log" --out "$res" >"$log" 2>&1; then
+    sed -n '1,/^## Synthetic set/p' "$log" | grep -v '^## Synthetic set' | while IFS= read -r line; do md "$line"; done
+    say "  (written: ${res#"$ROOT"/})"
+  else
+    say "  lookalikes_real.py failed -- see $log"; show_log_tail "$log"
+  fi
 }
 
 # Memory of a huge photo list (issue 14): bench/list_memory.sh.
@@ -692,6 +751,145 @@ section_sizes() {
   record sizes cpu_two_over_big "$r3"
   verdict "sizes: thumbs two sizes / Pillow two sizes" "$r1" ge 1.15
   verdict "sizes: two sizes / --size $BIG alone (wall)" "$r2" le 1.15
+}
+
+# ---------------------------------------------------------------- archive files: HEIC, video, RAW
+#
+# Issue 22: an archive is not JPEG-only. Each of these sections makes its own
+# corpus from the first photos of the bench corpus (kept in bench-out/) and
+# times thumbs against the peer a user would reach for, two at a time on two
+# cores (thumbs --jobs 2, the peers xargs -P2), at --size 256.
+
+HEIC_N=${HEIC_N:-12} VIDEO_N=${VIDEO_N:-9} RAW_N=${RAW_N:-12}
+ARCH_JOBS=2
+
+# need_cmds SECTION CMD:PACKAGE... : every CMD present (installed through apt
+# when it can be); otherwise one line naming what is missing, and status 1.
+need_cmds() {
+  local sec=$1 pair cmd pkg missing=()
+  shift
+  for pair in "$@"; do
+    cmd=${pair%%:*} pkg=${pair#*:}
+    command -v "$cmd" >/dev/null || apt_install "$pkg" || true
+    command -v "$cmd" >/dev/null || missing+=("$cmd (Debian $pkg)")
+  done
+  ((${#missing[@]} == 0)) && return 0
+  say "  $sec: ${missing[*]} missing: section skipped"
+  return 1
+}
+
+# make_archive_file KIND INDEX SRC OUT : one file of an archive corpus from the
+# corpus photo SRC (4000x3000 JPEG).
+make_archive_file() {
+  local kind=$1 i=$2 src=$3 out=$4
+  case $kind in
+  heic-thumb) heif-enc -q 50 -p preset=veryfast -t 320 -o "$out" "$src" ;;
+  heic) heif-enc -q 50 -p preset=veryfast -o "$out" "$src" ;;
+  raw) "${TOOL[@]}" dng "$src" "$out" "$(((i % 4 == 2)) && echo 6 || echo 1)" ;;
+  video)
+    # 3 s at 30 fps, 1080p: a slow pan across the photo with temporal grain
+    # (every frame differs, as in a real clip), a keyframe every second.
+    local vf="scale=2400:-2,crop=1920:1080:x='t*120':y='t*60',noise=alls=6:allf=t,format=yuv420p" tmp=$out.enc.${out##*.}
+    local codec=(-c:v libx264 -preset veryfast -crf 20)
+    [[ $out == *.mov ]] && codec=(-c:v libx265 -preset veryfast -crf 24 -tag:v hvc1 -x265-params log-level=error)
+    ffmpeg -nostdin -v error -y -loop 1 -framerate 30 -i "$src" -t 3 -vf "$vf" "${codec[@]}" -g 30 -an "$tmp" || return 1
+    if ((i % 3 == 2)); then # rotated by metadata (a phone held upright): a display matrix of 90 degrees
+      if ffmpeg -hide_banner -h full 2>/dev/null | grep -q display_rotation; then
+        ffmpeg -nostdin -v error -y -display_rotation 90 -i "$tmp" -c copy "$out" # FFmpeg >= 6
+      else
+        ffmpeg -nostdin -v error -y -i "$tmp" -c copy -metadata:s:v:0 rotate=90 "$out" # FFmpeg 5.1
+      fi
+      rm -f "$tmp"
+    else
+      mv "$tmp" "$out"
+    fi
+    ;;
+  esac
+}
+
+# archive_name KIND INDEX : the file name of corpus file INDEX (1-based)
+archive_name() {
+  local n; n=$(printf %02d "$2")
+  case $1 in
+  heic*) echo "photo_$n.heic" ;;
+  raw) echo "photo_$n.dng" ;;
+  video) ((${2} % 3 == 0)) && echo "clip_${n}_hevc.mov" || echo "clip_${n}_h264.mp4" ;; # every third clip HEVC
+  esac
+}
+
+# ensure_archive KIND N : print bench-out/corpus-KIND-N, made once and kept.
+# Progress goes to stderr.
+ensure_archive() {
+  local kind=$1 n=$2 dir=$OUT/corpus-$1-$2 i f out made=0
+  ((n <= CORPUS_N)) || { say "  $kind: $n files wanted, the corpus has $CORPUS_N (raise CORPUS_N)" >&2; return 1; }
+  ensure_corpus >&2
+  if [[ ! -f $dir/.complete ]]; then
+    say "  making bench-out/corpus-$kind-$n ($n files, kept between runs; slow the first time)" >&2
+    mkdir -p "$dir"
+    local files=("$CORPUS"/*.jpg)
+    for ((i = 1; i <= n; i++)); do
+      out=$dir/$(archive_name "$kind" "$i")
+      [[ -s $out ]] && { made=$((made + 1)); continue; }
+      if make_archive_file "$kind" "$i" "${files[i - 1]}" "$out.tmp.${out##*.}" >&2 && [[ -s $out.tmp.${out##*.} ]]; then
+        mv "$out.tmp.${out##*.}" "$out"; made=$((made + 1))
+      else
+        rm -f "$out".tmp.*; say "  $kind: could not make ${out##*/}" >&2
+      fi
+    done
+    ((made == n)) || { say "  corpus-$kind: made $made of $n" >&2; return 1; }
+    touch "$dir/.complete"
+  fi
+  echo "$dir"
+}
+
+# archive_section KEY KIND N EXT PEER TARGET TITLE : thumbs --jobs 2 against
+# PEER over the corpus of KIND; verdicts: thumbs / PEER (wall clock) >= TARGET,
+# thumbs' peak RSS <= 120 MiB. CPU ms per item of both sides beside the ratio.
+archive_section() {
+  local key=$1 kind=$2 n=$3 ext=$4 peer=$5 target=$6 title=$7 dir
+  if ! dir=$(ensure_archive "$kind" "$n"); then
+    say "  $key: no corpus -- n/a"
+    verdict "$key: thumbs / $peer" n/a ge "$target"; verdict "$key: thumbs peak RSS at --jobs $ARCH_JOBS (MiB)" n/a le 120
+    return 0
+  fi
+  SP_EXT=$ext SP_PAR=$ARCH_JOBS SP_THUMBS_OPTS="--jobs $ARCH_JOBS"
+  speed_section "$key" "$title" "$dir" "$n" thumbs "$peer"
+  local ratio="n/a" cpu="n/a" decoders
+  is_num "${SEC[thumbs]}" && is_num "${SEC[$peer]}" && ratio=$(calc "${SEC[$peer]} / ${SEC[thumbs]}")
+  is_num "${CPUMS[thumbs]}" && is_num "${CPUMS[$peer]}" && cpu=$(calc "${CPUMS[$peer]} / ${CPUMS[thumbs]}")
+  # which decode paths thumbs took (the last round's stats.json; also after a
+  # run that made too few thumbnails: files it ignored or failed show there)
+  decoders=$(have_thumbs && "${TOOL[@]}" decoders "$OUT/$key/out-thumbs" || echo n/a)
+  md "thumbs / $(speed_label "$peer" | cut -d, -f1): **$ratio** (wall clock; target >= $target); CPU ms per item: thumbs ${CPUMS[thumbs]}, peer ${CPUMS[$peer]} (peer / thumbs $cpu); thumbs peak RSS at --jobs $ARCH_JOBS: ${RSS[thumbs]} MiB (target <= 120); thumbs decoded by: $decoders"
+  md ""
+  record "$key" thumbs_over_peer "$ratio"; record "$key" cpu_peer_over_thumbs "$cpu"; record "$key" thumbs.decoders "$decoders"
+  rm -rf "$OUT/$key"/out-*
+  verdict "$key: thumbs / $peer" "$ratio" ge "$target"
+  printf '  %-46s %10s\n' "  CPU ms/item thumbs | $peer" "${CPUMS[thumbs]} | ${CPUMS[$peer]}"
+  verdict "$key: thumbs peak RSS at --jobs $ARCH_JOBS (MiB)" "${RSS[thumbs]}" le 120
+}
+
+section_heic() {
+  need_cmds heic heif-enc:libheif-examples vipsthumbnail:libvips-tools || {
+    verdict "heic-thumb: thumbs / vipsthumbnail" n/a ge 1.15; verdict "heic: thumbs / vipsthumbnail" n/a ge 1.0; return 0
+  }
+  archive_section heic-thumb heic-thumb "$HEIC_N" heic vipsthumbnail 1.15 \
+    "$HEIC_N HEICs 4000x3000 with a 320 px thumbnail (heif-enc -q 50 -t 320, x265 preset veryfast) -> ${SIZE} px, two at a time"
+  archive_section heic heic "$HEIC_N" heic vipsthumbnail 1.0 \
+    "$HEIC_N HEICs 4000x3000 without a thumbnail (heif-enc -q 50) -> ${SIZE} px, two at a time"
+}
+
+section_video() {
+  need_cmds video ffmpeg:ffmpeg vipsthumbnail:libvips-tools || { verdict "video: thumbs / ffmpeg_vt" n/a ge 3; return 0; }
+  archive_section video video "$VIDEO_N" "*" ffmpeg_vt 3 \
+    "$VIDEO_N clips 1080p30, 3 s, a keyframe a second: H.264 .mp4 (x264) and every third HEVC .mov (x265), clips 2, 5, 8... rotated 90 by metadata -> ${SIZE} px poster, two at a time"
+}
+
+section_raw() {
+  need_cmds raw dcraw_emu:libraw-bin || { verdict "raw: thumbs / dcraw" n/a ge 20; return 0; }
+  "$PY" -c 'import numpy, PIL' 2>/dev/null || { say "  raw: python3 with numpy and Pillow missing: section skipped"; verdict "raw: thumbs / dcraw" n/a ge 20; return 0; }
+  archive_section raw raw "$RAW_N" dng dcraw 20 \
+    "$RAW_N DNGs 4000x3000 (benchtool.py dng: 12-bit RGGB raw, lossless JPEG; a full-size JPEG preview; a 256 px IFD0 preview; every fourth orientation 6) -> ${SIZE} px, two at a time"
 }
 
 # ---------------------------------------------------------------- quality
@@ -931,7 +1129,7 @@ section_progmem() {
       --quality "$QUALITY" --force --progress never --quiet >"$d/log.$size" 2>&1; then
       read -r rss user sys <"$d/rss.$size"
       mib=$(calc "$rss / 1024"); cpu=$(calc "($user + $sys) * 1000 / $VARIANT_N")
-      decoders=$("$PY" -c 'import json,sys; d=json.load(open(sys.argv[1]))["decoders"]; print(", ".join(f"{k} {v}" for k, v in d.items() if v))' "$d/out/stats.json" 2>/dev/null || echo n/a)
+      decoders=$("${TOOL[@]}" decoders "$d/out")
     else
       say "  --size $size: run failed"; show_log_tail "$d/log.$size"; mib=n/a cpu=n/a decoders=n/a
     fi
@@ -1157,11 +1355,14 @@ section_scale() {
 # ---------------------------------------------------------------- main
 
 SECTIONS=()
+# BENCH_SECTIONS=heic,video,raw make bench: the sections, when none are named
+# on the command line (make bench names none).
+(($#)) || set -- ${BENCH_SECTIONS//,/ }
 (($#)) || set -- all
 for a in "$@"; do
   case $a in
   all) SECTIONS+=("${ALL_SECTIONS[@]}"); [[ ${BENCH_SCALE:-0} == 1 ]] && SECTIONS+=(scale) ;;
-  speed | progressive | progdc | progmem | srgb | p3 | rotated | sizes | placeholders | quality | memory | list | rerun | scale | lookalikes | listmem) SECTIONS+=("$a") ;;
+  speed | progressive | progdc | progmem | srgb | p3 | rotated | sizes | placeholders | quality | memory | list | rerun | scale | lookalikes | listmem | heic | video | raw) SECTIONS+=("$a") ;;
   -h | --help) usage ;;
   *) echo "unknown section: $a" >&2; usage ;;
   esac

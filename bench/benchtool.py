@@ -37,6 +37,16 @@
                                               RGB) between same-stem images:
                                               prints mean, max, count
     benchtool.py tojson TSV OUT               section/key/value lines -> JSON
+    benchtool.py decoders OUTDIR              "path n, ..." of OUT/stats.json's
+                                              decoders, and its non-zero
+                                              failed / ignored counts
+    benchtool.py dng SRC DST [ORIENTATION]    DST = a DNG made from the JPEG
+                                              SRC: IFD0 a 256 px RGB preview,
+                                              a raw CFA SubIFD (RGGB, 12-bit,
+                                              lossless JPEG, the photo's
+                                              size) and a SubIFD with
+                                              SRC itself as the full-size JPEG
+                                              preview (APPn segments dropped)
 """
 import json
 import math
@@ -453,6 +463,249 @@ def cmd_stat(outdir, key):
         print("n/a")
 
 
+def cmd_decoders(outdir):
+    """Which decode paths a thumbs run took, from OUT/stats.json."""
+    try:
+        with open(os.path.join(outdir, "stats.json")) as f:
+            st = json.load(f)
+    except (OSError, ValueError):
+        print("n/a")
+        return
+    parts = [f"{k} {v}" for k, v in st.get("decoders", {}).items() if v]
+    counts = st.get("counts", {})
+    parts += [f"{k} {counts[k]}" for k in ("failed", "ignored") if counts.get(k)]
+    print(", ".join(parts) or "none")
+
+
+# ---- DNG (TIFF/EP) writer for the RAW corpus
+
+TIFF_TYPES = {"B": (1, 1), "A": (2, 1), "H": (3, 2), "L": (4, 4), "R": (5, 8), "r": (10, 8)}
+
+
+def tiff_value(kind, values):
+    """(type, count, bytes) of a little-endian TIFF entry value."""
+    import struct
+
+    t, size = TIFF_TYPES[kind]
+    if kind == "A":
+        data = values.encode() + b"\0"
+        return t, len(data), data
+    if kind in "Rr":
+        fmt = "<II" if kind == "R" else "<ii"
+        return t, len(values), b"".join(struct.pack(fmt, *v) for v in values)
+    fmt = {"B": "<B", "H": "<H", "L": "<I"}[kind]
+    return t, len(values), b"".join(struct.pack(fmt, v) for v in values)
+
+
+class TiffRef(tuple):
+    """("blob" | "ifd", index): an offset known only when laid out."""
+
+
+class TiffWriter:
+    """Lays out IFDs (lists of (tag, kind, values)) and blobs in one buffer;
+    values longer than four bytes and image data are placed after the IFDs.
+    An IFD's entries may name blobs or other IFDs by index: ("blob", i) and
+    ("ifd", i) are resolved to offsets (TiffRef)."""
+
+    def __init__(self):
+        self.ifds, self.blobs = [], []
+
+    def blob(self, data):
+        self.blobs.append(data)
+        return TiffRef(("blob", len(self.blobs) - 1))
+
+    def ifd(self, entries):
+        self.ifds.append(entries)
+        return TiffRef(("ifd", len(self.ifds) - 1))
+
+    def build(self):
+        import struct
+
+        # pass 1: sizes of the IFDs and their out-of-line values
+        pos = 8
+        ifd_at = []
+        for entries in self.ifds:
+            ifd_at.append(pos)
+            pos += 2 + 12 * len(entries) + 4
+            for tag, kind, values in entries:
+                n = len(values) + 1 if kind == "A" else len(values) * TIFF_TYPES[kind][1]
+                if n > 4:
+                    pos += n + (n & 1)
+        blob_at = []
+        for b in self.blobs:
+            pos += pos & 1
+            blob_at.append(pos)
+            pos += len(b)
+
+        def resolve(v):
+            if isinstance(v, TiffRef):
+                return (blob_at if v[0] == "blob" else ifd_at)[v[1]]
+            return v
+
+        out = bytearray(b"II*\0" + struct.pack("<I", ifd_at[0]))
+        for k, entries in enumerate(self.ifds):
+            assert len(out) == ifd_at[k]
+            extra_at = ifd_at[k] + 2 + 12 * len(entries) + 4
+            extra = bytearray()
+            head = bytearray(struct.pack("<H", len(entries)))
+            for tag, kind, values in sorted(entries, key=lambda e: e[0]):
+                vals = values if kind == "A" else [resolve(v) for v in values]
+                t, count, data = tiff_value(kind, vals)
+                if len(data) <= 4:
+                    head += struct.pack("<HHI", tag, t, count) + data.ljust(4, b"\0")
+                else:
+                    head += struct.pack("<HHII", tag, t, count, extra_at + len(extra))
+                    extra += data + (b"\0" if len(data) & 1 else b"")
+            head += struct.pack("<I", 0)  # one chain: SubIFDs are reached through tag 330
+            out += head + extra
+        for k, b in enumerate(self.blobs):
+            out += b"\0" * (blob_at[k] - len(out))
+            out += b
+        return bytes(out)
+
+
+def strip_app_segments(jpeg):
+    """The JPEG without APP1..APP15 segments (no EXIF orientation of its own)."""
+    keep, last = [jpeg[:2]], 2
+    for m, a, b in jpeg_segments(jpeg):
+        keep.append(jpeg[last:a])
+        if not (0xE1 <= m <= 0xEF):
+            keep.append(jpeg[a:b])
+        last = b
+    keep.append(jpeg[last:])
+    return b"".join(keep)
+
+
+def huffman_lengths(counts, limit=16):
+    """Code lengths (<= limit) for symbols with these counts (0 = unused)."""
+    import heapq
+
+    sym = [i for i, c in enumerate(counts) if c]
+    if len(sym) == 1:
+        return {sym[0]: 1}
+    heap = [(counts[i], [i]) for i in sym]
+    heapq.heapify(heap)
+    depth = {i: 0 for i in sym}
+    while len(heap) > 1:
+        c1, s1 = heapq.heappop(heap)
+        c2, s2 = heapq.heappop(heap)
+        for i in s1 + s2:
+            depth[i] += 1
+        heapq.heappush(heap, (c1 + c2, s1 + s2))
+    if max(depth.values()) > limit:  # rare: flatten the rarest symbols
+        return huffman_lengths([max(c, max(counts) >> 8) if c else 0 for c in counts], limit)
+    return depth
+
+
+def lossless_jpeg(cfa, precision=12):
+    """A lossless JPEG (ITU T.81 process 14, SOF3) of one 16-bit plane:
+    predictor 1 (the left neighbour; the first column takes the one above),
+    one Huffman table made for the data. What DNG calls compression 7."""
+    import numpy as np
+
+    h, w = cfa.shape
+    x = cfa.astype(np.int32)
+    pred = np.empty_like(x)
+    pred[:, 1:] = x[:, :-1]
+    pred[1:, 0] = x[:-1, 0]
+    pred[0, 0] = 1 << (precision - 1)
+    diff = (x - pred).ravel()
+    mag = np.abs(diff)
+    ssss = np.zeros(mag.shape, dtype=np.int64)
+    nz = mag > 0
+    ssss[nz] = np.floor(np.log2(mag[nz])).astype(np.int64) + 1
+    extra = np.where(diff >= 0, diff, diff + (1 << ssss) - 1).astype(np.int64)
+    counts = np.bincount(ssss, minlength=17).tolist()
+    lengths = huffman_lengths(counts)
+    # canonical codes: by length, then symbol
+    order = sorted(lengths, key=lambda i: (lengths[i], i))
+    code, codes, prev = 0, {}, lengths[order[0]]
+    for i in order:
+        code <<= lengths[i] - prev
+        prev = lengths[i]
+        codes[i] = code
+        code += 1
+    clen = np.zeros(17, dtype=np.int64)
+    cval = np.zeros(17, dtype=np.int64)
+    for i in lengths:
+        clen[i], cval[i] = lengths[i], codes[i]
+    nbits = clen[ssss] + ssss
+    value = (cval[ssss] << ssss) | (extra & ((1 << ssss) - 1))
+    ends = np.cumsum(nbits)
+    total = int(ends[-1])
+    starts = ends - nbits
+    bits = np.ones(total + (-total) % 8, dtype=np.uint8)  # padded with 1 bits
+    for k in range(int(nbits.max())):
+        m = nbits > k
+        bits[starts[m] + k] = (value[m] >> (nbits[m] - 1 - k)) & 1
+    data = np.packbits(bits)
+    ff = np.flatnonzero(data == 0xFF)
+    data = np.insert(data, ff + 1, 0).tobytes()  # byte stuffing
+    seg = lambda m, body: bytes([0xFF, m]) + (len(body) + 2).to_bytes(2, "big") + body
+    by_len = [sum(1 for i in lengths if lengths[i] == n) for n in range(1, 17)]
+    dht = bytes([0x00]) + bytes(by_len) + bytes(order)
+    sof = bytes([precision]) + h.to_bytes(2, "big") + w.to_bytes(2, "big") + bytes([1, 1, 0x11, 0])
+    sos = bytes([1, 1, 0x00, 1, 0, 0])  # one component, table 0; predictor 1; Pt 0
+    return b"\xff\xd8" + seg(0xC4, dht) + seg(0xC3, sof) + seg(0xDA, sos) + data + b"\xff\xd9"
+
+
+def cmd_dng(src, dst, orientation=1):
+    """A DNG as cameras write them (IFD0 a small preview, SubIFDs for the raw
+    data and a full-size JPEG preview) from a JPEG photo: LibRaw develops the
+    raw CFA data (a mosaic of the photo's pixels, linearised), and the
+    preview is the photo's own JPEG data."""
+    import numpy as np
+    from PIL import Image
+
+    with open(src, "rb") as f:
+        jpeg = f.read()
+    with Image.open(src) as im:
+        rgb = np.asarray(im.convert("RGB"))
+        small = im.convert("RGB")
+        small.thumbnail((256, 256))
+        small = np.asarray(small)
+    h, w = rgb.shape[:2]
+    h, w = h & ~1, w & ~1
+    lut = np.round(((np.arange(256) / 255.0) ** 2.2) * 4095).astype("<u2")  # sRGB-ish -> linear 12-bit
+    cfa = np.empty((h, w), dtype="<u2")
+    cfa[0::2, 0::2] = lut[rgb[0:h:2, 0:w:2, 0]]  # R
+    cfa[0::2, 1::2] = lut[rgb[0:h:2, 1:w:2, 1]]  # G
+    cfa[1::2, 0::2] = lut[rgb[1:h:2, 0:w:2, 1]]  # G
+    cfa[1::2, 1::2] = lut[rgb[1:h:2, 1:w:2, 2]]  # B
+    preview = strip_app_segments(jpeg)
+    # XYZ (D65) -> camera = linear sRGB: the camera "is" sRGB primaries
+    xyz_to_srgb = [3.2406, -1.5372, -0.4986, -0.9689, 1.8758, 0.0415, 0.0557, -0.2040, 1.0570]
+    tw = TiffWriter()
+    sh, sw = small.shape[:2]
+    thumb = tw.blob(small.tobytes())
+    raw_data = lossless_jpeg(cfa)
+    raw = tw.blob(raw_data)
+    prev = tw.blob(preview)
+    ifd0 = tw.ifd([])  # filled below: it names the SubIFDs, which come after it
+    raw_ifd = tw.ifd([
+        (254, "L", [0]), (256, "L", [w]), (257, "L", [h]), (258, "H", [16]), (259, "H", [7]),
+        (262, "H", [32803]), (273, "L", [raw]), (277, "H", [1]), (278, "L", [h]), (279, "L", [len(raw_data)]),
+        (284, "H", [1]), (33421, "H", [2, 2]), (33422, "B", [0, 1, 1, 2]),
+        (50714, "L", [0]), (50717, "L", [4095]),
+    ])
+    prev_ifd = tw.ifd([
+        (254, "L", [1]), (256, "L", [w]), (257, "L", [h]), (258, "H", [8, 8, 8]), (259, "H", [7]),
+        (262, "H", [6]), (273, "L", [prev]), (277, "H", [3]), (278, "L", [h]), (279, "L", [len(preview)]),
+        (284, "H", [1]),
+    ])
+    tw.ifds[0] = [
+        (254, "L", [1]), (256, "L", [sw]), (257, "L", [sh]), (258, "H", [8, 8, 8]), (259, "H", [1]),
+        (262, "H", [2]), (271, "A", "Thumbs"), (272, "A", "Bench DNG"), (273, "L", [thumb]),
+        (274, "H", [int(orientation)]), (277, "H", [3]), (278, "L", [sh]), (279, "L", [sw * sh * 3]),
+        (284, "H", [1]), (330, "L", [raw_ifd, prev_ifd]),
+        (50706, "B", [1, 4, 0, 0]), (50707, "B", [1, 1, 0, 0]), (50708, "A", "Thumbs Bench DNG"),
+        (50721, "r", [(round(v * 10000), 10000) for v in xyz_to_srgb]),
+        (50728, "R", [(1, 1), (1, 1), (1, 1)]), (50778, "H", [21]),
+    ]
+    assert ifd0 == ("ifd", 0)
+    write_if_needed(dst, tw.build())
+
+
 def main(argv):
     if len(argv) < 2:
         die(__doc__)
@@ -497,6 +750,10 @@ def main(argv):
         cmd_mad(args[0], args[1])
     elif cmd == "tojson":
         cmd_tojson(args[0], args[1])
+    elif cmd == "decoders":
+        cmd_decoders(args[0])
+    elif cmd == "dng":
+        cmd_dng(args[0], args[1], *args[2:3])
     else:
         die(f"unknown command {cmd}")
 
