@@ -105,7 +105,7 @@ enum RawDecoder {
         var image = shim_raw_image()
         var message = [CChar](repeating: 0, count: 256)
         // Within the run's thread budget: as many as libvips may use per image.
-        let threads = max(1, Int(vips_concurrency_get()))
+        let threads = VipsRuntime.threadsPerImage
         // The sensor data is a little larger than the photo (margins): a
         // limit with room for them, checked before anything is unpacked.
         let maxRawPixels = Int64(clamping: limits.maxPixels.multipliedReportingOverflow(by: 2).partialValue)

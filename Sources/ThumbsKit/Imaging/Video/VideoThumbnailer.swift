@@ -31,7 +31,7 @@ enum VideoThumbnailer {
         let chooser = ShrinkChooser(settings: settings, format: format)
         var bounds = shim_video_limits(
             max_pixels: Int64(limits.maxPixels), max_packets: maxPackets, max_packet_bytes: maxPacketBytes,
-            max_candidates: maxCandidates, threads: Int32(threadsPerVideo),
+            max_candidates: maxCandidates, threads: Int32(VipsRuntime.threadsPerImage),
             shrink_for: { context, width, height, orientation in
                 guard let context else { return 1 }
                 return Int32(Unmanaged<ShrinkChooser>.fromOpaque(context).takeUnretainedValue()
@@ -95,11 +95,6 @@ enum VideoThumbnailer {
             return ThumbnailPlans(info, settings: settings).jpegShrink
         }
     }
-
-    /// Decoder threads for one video: the run's per-image thread budget
-    /// (`VipsRuntime.setThreadsPerImage`: cores / --jobs), so that jobs ×
-    /// threads stays about the number of cores.
-    static var threadsPerVideo: Int { max(1, Int(vips_concurrency_get())) }
 
     private static func string<T>(_ tuple: T) -> String {
         withUnsafeBytes(of: tuple) { raw in
