@@ -159,16 +159,19 @@ struct ItemProcessor: Sendable {
         let limits = SourceLimits(maxPixels: self.limits.maxPixels), name = item.source, interrupt = self.interrupt
         let allowUntrusted = self.allowUntrusted
         let file: SourceFile
+        let sniffed: String
         do {
-            file = try await io.run { () throws(ItemError) -> SourceFile in
+            let opened = try await io.run { () throws(ItemError) -> OpenedSource in
                 let file = try SourceFile(path: path, hook: hook)
                 guard file.size > 0 else { throw ItemError.decode("the file is empty (0 bytes)") }
                 guard let header = try SourceHeader.read(file) ?? (allowUntrusted ? SourceHeader(format: "unknown") : nil) else {
                     throw ItemError.unsupported("not an image: \(name) (\(ImageSniffer.describe(file.prefix)))")
                 }
                 try limits.check(header, size: file.size, name: name)
-                return file
+                return OpenedSource(file: file, format: header.format)
             }
+            file = opened.file
+            sniffed = opened.format
         } catch {
             return failed(item, (error as? ItemError) ?? .io("\(path): \(error)"))
         }
@@ -176,7 +179,7 @@ struct ItemProcessor: Sendable {
         // A video is hashed by streaming and decoded from its descriptor
         // (`VideoThumbnailer`): nothing of it is held, so no memory is reserved.
         let reserved = !isVideo && file.size > SourceBytes.largeFile ? await sourceMemory.reserve(file.size) : 0
-        let record: ManifestItem
+        var record: ManifestItem
         do {
             let bytes = try await io.run { () throws(ItemError) -> SourceBytes in
                 isVideo ? try SourceBytes(hashing: file, interrupt: interrupt) : try SourceBytes(reading: file, interrupt: interrupt)
@@ -186,6 +189,9 @@ struct ItemProcessor: Sendable {
             record = failed(item, (error as? ItemError) ?? .io("\(path): \(error)"))
         }
         await sourceMemory.release(reserved)
+        // A file that failed past the sniff still says what it is (a
+        // stripped CR2, a truncated MOV): the decoder never named it.
+        if record.status == .failed, record.format == nil, sniffed != "unknown" { record.format = sniffed }
         return record
     }
 
@@ -328,4 +334,11 @@ struct ItemProcessor: Sendable {
         if case .remote(_, let meta) = item.origin, !meta.isEmpty { return meta.fields }
         return nil
     }
+}
+
+/// A source file opened and sniffed, with the format its content says
+/// (`SourceHeader`): what a failed item reports as its `format`.
+private struct OpenedSource: Sendable {
+    var file: SourceFile
+    var format: String
 }

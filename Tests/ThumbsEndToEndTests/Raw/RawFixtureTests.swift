@@ -42,6 +42,7 @@ final class RawFixtureTests: TemporaryFolderTestCase {
             let item = try XCTUnwrap(manifest.item(name + ".bin"))
             XCTAssertEqual(item.status, .failed, name)
             XCTAssertEqual(item.outputs, [], name)
+            XCTAssertEqual(item.format, kind, "a failed RAW still says what it is: \(name)")
             let message = item.error?.message ?? ""
             XCTAssertTrue(message.contains(kind.uppercased()), "\(name): \(message)")
             XCTAssertTrue(message.contains("LibRaw") || message.contains("sensor data"), "\(name): \(message)")
