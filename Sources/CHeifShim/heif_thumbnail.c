@@ -271,3 +271,141 @@ done:
     heif_context_free(ctx);
     return status;
 }
+
+/* ---- the primary image, reduced before it becomes RGB ---- */
+
+/* Luma weights of the YCbCr matrices of ITU-T H.273 (BT.601 when unknown,
+ * as libheif assumes). */
+static void matrix_weights(int matrix, double *kr, double *kb) {
+    switch (matrix) {
+    case 1: *kr = 0.2126; *kb = 0.0722; break;         /* BT.709 */
+    case 9: case 10: *kr = 0.2627; *kb = 0.0593; break; /* BT.2020 */
+    case 4: *kr = 0.30; *kb = 0.11; break;             /* FCC */
+    case 7: *kr = 0.212; *kb = 0.087; break;           /* SMPTE 240M */
+    default: *kr = 0.299; *kb = 0.114; break;          /* 5, 6: BT.601 */
+    }
+}
+
+static unsigned char clamp8(double v) {
+    return v <= 0 ? 0 : v >= 255 ? 255 : (unsigned char) (v + 0.5);
+}
+
+/* The mean of plane `p` (stride `stride`, `pw` × `ph`) over [x0, x1) × [y0, y1),
+ * clipped to the plane and never empty. */
+static double box_mean(const uint8_t *p, int stride, int pw, int ph, int x0, int x1, int y0, int y1) {
+    if (x0 >= pw) x0 = pw - 1;
+    if (y0 >= ph) y0 = ph - 1;
+    if (x1 > pw) x1 = pw;
+    if (y1 > ph) y1 = ph;
+    if (x1 <= x0) x1 = x0 + 1;
+    if (y1 <= y0) y1 = y0 + 1;
+    unsigned long sum = 0;
+    for (int y = y0; y < y1; y++) {
+        const uint8_t *row = p + (size_t) stride * (size_t) y;
+        for (int x = x0; x < x1; x++)
+            sum += row[x];
+    }
+    return (double) sum / (double) ((x1 - x0) * (y1 - y0));
+}
+
+int shim_heif_decode_primary_reduced(const void *buf, size_t len, int need_width, int need_height, int threads,
+                                     shim_jpeg_pixels *out, char *error, size_t error_len) {
+    memset(out, 0, sizeof *out);
+    struct heif_context *ctx;
+    struct heif_image_handle *primary;
+    if (open_primary(buf, len, &ctx, &primary, error, error_len) != 0)
+        return -1;
+    if (threads > 0)
+        heif_context_set_max_decoding_threads(ctx, threads);
+    int status = -2;
+    struct heif_image *image = NULL;
+    if (heif_image_handle_has_alpha_channel(primary) || heif_image_handle_get_luma_bits_per_pixel(primary) != 8 ||
+        heif_image_handle_get_chroma_bits_per_pixel(primary) != 8)
+        goto done;
+    struct heif_error err = heif_decode_image(primary, &image, heif_colorspace_YCbCr, heif_chroma_420, NULL);
+    if (err.code != heif_error_Ok || !image) {
+        say(error, error_len, "cannot decode the HEIF image", err);
+        status = -1;
+        goto done;
+    }
+    if (heif_image_get_colorspace(image) != heif_colorspace_YCbCr || heif_image_get_chroma_format(image) != heif_chroma_420)
+        goto done;
+    int ys = 0, cbs = 0, crs = 0;
+    const uint8_t *yp = heif_image_get_plane_readonly(image, heif_channel_Y, &ys);
+    const uint8_t *cbp = heif_image_get_plane_readonly(image, heif_channel_Cb, &cbs);
+    const uint8_t *crp = heif_image_get_plane_readonly(image, heif_channel_Cr, &crs);
+    int w = heif_image_get_width(image, heif_channel_Y), h = heif_image_get_height(image, heif_channel_Y);
+    int cw = heif_image_get_width(image, heif_channel_Cb), ch = heif_image_get_height(image, heif_channel_Cb);
+    if (!yp || !cbp || !crp || w <= 0 || h <= 0 || cw <= 0 || ch <= 0 ||
+        heif_image_get_width(image, heif_channel_Cr) != cw || heif_image_get_height(image, heif_channel_Cr) != ch)
+        goto done;
+    /* The largest whole factor that keeps twice the box: the final Lanczos
+     * step makes the exact size from there, as libvips's shrink + reduce. */
+    int shrink = 1;
+    if (need_width > 0 && need_height > 0) {
+        int sx = w / (2 * need_width), sy = h / (2 * need_height);
+        shrink = sx < sy ? sx : sy;
+        if (shrink < 1) shrink = 1;
+    }
+    int ow = w / shrink, oh = h / shrink;
+    if (ow < 1) ow = 1;
+    if (oh < 1) oh = 1;
+    unsigned char *pixels = malloc((size_t) ow * (size_t) oh * 3);
+    if (!pixels) {
+        if (error && error_len)
+            snprintf(error, error_len, "out of memory for a %dx%d image", ow, oh);
+        status = -1;
+        goto done;
+    }
+    double kr, kb;
+    int full_range = 1, matrix = 6;
+    struct heif_color_profile_nclx *nclx = NULL;
+    if ((heif_image_get_nclx_color_profile(image, &nclx).code == heif_error_Ok && nclx) ||
+        (heif_image_handle_get_nclx_color_profile(primary, &nclx).code == heif_error_Ok && nclx)) {
+        matrix = (int) nclx->matrix_coefficients;
+        full_range = nclx->full_range_flag != 0;
+        heif_nclx_color_profile_free(nclx);
+    }
+    matrix_weights(matrix, &kr, &kb);
+    double kg = 1.0 - kr - kb;
+    double yscale = full_range ? 1.0 : 255.0 / 219.0, yoffset = full_range ? 0.0 : 16.0;
+    double cscale = full_range ? 1.0 : 255.0 / 224.0;
+    for (int y = 0; y < oh; y++) {
+        int y0 = y * shrink, y1 = y0 + shrink;
+        /* chroma rows covering luma rows [y0, y1): half resolution */
+        int cy0 = y0 / 2, cy1 = (y1 + 1) / 2;
+        unsigned char *row = pixels + (size_t) y * (size_t) ow * 3;
+        for (int x = 0; x < ow; x++) {
+            int x0 = x * shrink, x1 = x0 + shrink;
+            int cx0 = x0 / 2, cx1 = (x1 + 1) / 2;
+            double Y = (box_mean(yp, ys, w, h, x0, x1, y0, y1) - yoffset) * yscale;
+            double Cb = (box_mean(cbp, cbs, cw, ch, cx0, cx1, cy0, cy1) - 128.0) * cscale;
+            double Cr = (box_mean(crp, crs, cw, ch, cx0, cx1, cy0, cy1) - 128.0) * cscale;
+            double R = Y + 2.0 * (1.0 - kr) * Cr;
+            double B = Y + 2.0 * (1.0 - kb) * Cb;
+            double G = (Y - kr * R - kb * B) / kg;
+            row[3 * x] = clamp8(R);
+            row[3 * x + 1] = clamp8(G);
+            row[3 * x + 2] = clamp8(B);
+        }
+    }
+    size_t icc_length = 0;
+    unsigned char *icc = raw_icc(primary, &icc_length);
+    if (!icc)
+        icc = nclx_icc(primary, &icc_length);
+    out->pixels = pixels;
+    out->width = (size_t) ow;
+    out->height = (size_t) oh;
+    out->bands = 3;
+    out->xres = out->yres = 1.0;
+    out->orientation = 1; /* libheif applied the image's transformations */
+    out->icc = icc;
+    out->icc_length = icc ? icc_length : 0;
+    status = 0;
+done:
+    if (image)
+        heif_image_release(image);
+    heif_image_handle_release(primary);
+    heif_context_free(ctx);
+    return status;
+}

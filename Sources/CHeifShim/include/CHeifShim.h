@@ -41,6 +41,15 @@ int shim_heif_probe(const void *buf, size_t len, shim_heif_info *info, char *err
 int shim_heif_decode_thumbnail(const void *buf, size_t len, int index, int threads, shim_jpeg_pixels *out,
                                char *error, size_t error_len);
 
+/// Decodes the primary image in its own YCbCr 4:2:0 (no full-size RGB
+/// conversion), box-shrinks it by the largest whole factor that keeps it at
+/// least twice `need_width` × `need_height` (sizes as displayed), and only
+/// then converts to 8-bit RGB with the stream's matrix and range. The ICC
+/// profile goes with it as for a thumbnail. 0; -2 when the image is not
+/// 8-bit 4:2:0 without alpha (the caller uses libvips); -1 with a message.
+int shim_heif_decode_primary_reduced(const void *buf, size_t len, int need_width, int need_height, int threads,
+                                     shim_jpeg_pixels *out, char *error, size_t error_len);
+
 /// An ICC profile (malloc'd, in `*icc`) for the primary image's nclx colour
 /// description, when it is not plain sRGB (Display P3, BT.2020…) and the
 /// file carries no ICC profile. 1 when a profile was made, 0 when none is

@@ -22,6 +22,9 @@ public enum DecodePath: String, Sendable, Codable, CaseIterable {
     /// A HEIF/HEIC/AVIF file's embedded thumbnail, when it covers the box
     /// and is a scaled copy of the primary image.
     case heifThumbnail = "heif-thumbnail"
+    /// A HEIF/HEIC file's primary image decoded by libheif in its own
+    /// YCbCr 4:2:0, box-shrunk before it becomes RGB (8-bit, no alpha).
+    case libheif
     /// A video's poster frame, decoded by FFmpeg's libraries.
     case video
 
@@ -137,7 +140,7 @@ public struct JPEGFacts: Sendable, Hashable {
         case .jpegProgressive:
             // jpeg_prog.c's own count, as it checks it (pixels included).
             return compactBytes(shrink: shrink)
-        case .libjpeg, .libvips, .rawPreview, .libraw, .heifThumbnail, .video:
+        case .libjpeg, .libvips, .rawPreview, .libraw, .heifThumbnail, .libheif, .video:
             return decodedBytes(shrink: shrink) + (progressive ? coefficientBytes : 0)
         }
     }

@@ -71,6 +71,10 @@ public enum Thumbnailer {
            let pixels = try? HeifThumbnail.decode(bytes, index: index) {
             return DecodedImage(info: info, decoder: .heifThumbnail, stage: .pixels(pixels), failOn: limits.failOn)
         }
+        if plan.path == .libheif, let info = plan.info,
+           let pixels = HeifThumbnail.decodePrimary(bytes, needed: ThumbnailPlans(info, settings: settings).neededSize) {
+            return DecodedImage(info: info, decoder: .libheif, stage: .pixels(pixels), failOn: limits.failOn)
+        }
         // Not a JPEG of the direct paths, or one they gave up on (damaged
         // data, an unusual layout): libvips decides, under --fail-on.
         let (info, rendered) = try VipsErrorBuffer.attributed { () throws(ImagingError) in

@@ -70,7 +70,7 @@ final class HeifThumbnailTests: TemporaryFolderTestCase {
         _ = try writeHEIC("photo")
         let manifest = try await run(size: 512)
         let item = try XCTUnwrap(manifest.item("photo.heic"))
-        XCTAssertEqual(item.decoder, .libvips)
+        XCTAssertEqual(item.decoder, .libheif)
         let output = try XCTUnwrap(item.outputs.first)
         XCTAssertEqual([output.width, output.height], [512, 384])
         assertColour(root + "/out/" + output.path, Self.primaryColour)
@@ -82,7 +82,7 @@ final class HeifThumbnailTests: TemporaryFolderTestCase {
         let manifest = try await run(size: 128)
         for id in ["wide.heic", "turned.heic"] {
             let item = try XCTUnwrap(manifest.item(id))
-            XCTAssertEqual(item.decoder, .libvips, id)
+            XCTAssertEqual(item.decoder, .libheif, id)
             let output = try XCTUnwrap(item.outputs.first)
             assertColour(root + "/out/" + output.path, Self.primaryColour)
         }
@@ -115,7 +115,7 @@ final class HeifThumbnailTests: TemporaryFolderTestCase {
         XCTAssertEqual(p3.decoder, .heifThumbnail)
         assertColour(root + "/out/" + (p3.outputs.first?.path ?? ""), expectedThumbnail.map { UInt8($0.rounded()) }, tolerance: 5)
         let large = try XCTUnwrap(manifest.item("p3-large.heic"))
-        XCTAssertEqual(large.decoder, .libvips)
+        XCTAssertEqual(large.decoder, .libheif)
         assertColour(root + "/out/" + (large.outputs.first?.path ?? ""), expectedPrimary.map { UInt8($0.rounded()) }, tolerance: 5)
     }
 
@@ -135,7 +135,7 @@ final class HeifThumbnailTests: TemporaryFolderTestCase {
         XCTAssertEqual(small.outputs.first.map { [$0.width, $0.height] }, [192, 256])
         let largeRun = try await run(size: 400, out: "/full")
         let large = try XCTUnwrap(largeRun.item("phone.heic"))
-        XCTAssertEqual(large.decoder, .libvips)
+        XCTAssertEqual(large.decoder, .libheif)
         // Compare regions of both outputs: a turned or uncorrected picture
         // differs by tens of levels in some of them.
         let a = root + "/out/" + (small.outputs.first?.path ?? ""), b = root + "/full/" + (large.outputs.first?.path ?? "")
@@ -144,6 +144,31 @@ final class HeifThumbnailTests: TemporaryFolderTestCase {
                 let fromThumbnail = TestImages.mean(a, band: band, x: x, y: y, w: 0.3, h: 0.3)
                 let fromPrimary = TestImages.mean(b, band: band, x: x, y: y, w: 0.3, h: 0.3)
                 XCTAssertEqual(fromThumbnail, fromPrimary, accuracy: 6, "region (\(x), \(y)) band \(band)")
+            }
+        }
+    }
+
+    /// The primary image decoded in its own 4:2:0 and shrunk before RGB
+    /// gives the picture libvips's loader gives (libheif's full-size RGB
+    /// conversion, then libvips's shrink and reduce): `--keep-metadata`
+    /// takes libvips's loader, so it is the reference here.
+    func testThePrimaryImageShrunkBeforeRGBMatchesLibvipsLoader() async throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/heif/heic-orientation-6.heic").path
+        try FileManager.default.createDirectory(atPath: root + "/in", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: fixture, toPath: root + "/in/phone.heic")
+        let direct = try await run(size: 400, out: "/direct")
+        let viaLibvips = try await runThumbs([root + "/in"], out: root + "/libvips") { $0.size([400]); $0.output.keepMetadata = true }
+        let a = try XCTUnwrap(direct.item("phone.heic")), b = try XCTUnwrap(viaLibvips.manifest?.item("phone.heic"))
+        XCTAssertEqual(a.decoder, .libheif)
+        XCTAssertEqual(b.decoder, .libvips)
+        XCTAssertEqual(a.outputs.first.map { [$0.width, $0.height] }, b.outputs.first.map { [$0.width, $0.height] })
+        let pa = root + "/direct/" + (a.outputs.first?.path ?? ""), pb = root + "/libvips/" + (b.outputs.first?.path ?? "")
+        for (x, y) in [(0.0, 0.0), (0.5, 0.0), (0.0, 0.5), (0.5, 0.5), (0.25, 0.25), (0.8, 0.8)] {
+            for band in 0..<3 {
+                XCTAssertEqual(TestImages.mean(pa, band: band, x: x, y: y, w: 0.2, h: 0.2),
+                               TestImages.mean(pb, band: band, x: x, y: y, w: 0.2, h: 0.2),
+                               accuracy: 3, "region (\(x), \(y)) band \(band)")
             }
         }
     }

@@ -12,14 +12,19 @@ enum HeifPlanning {
               let facts = HeifThumbnail.facts(bytes, plans: { ThumbnailPlans($0, settings: settings) })
         else { return nil }
         try limits.checkPixels(width: facts.width, height: facts.height)
-        guard let index = facts.thumbnail, !settings.keepMetadata else {
-            // libheif decodes the whole primary image: its YCbCr planes
-            // (1.5 bytes a pixel at 4:2:0), then RGB (3 bytes a pixel).
-            return DecodePlan(path: .libvips, info: nil, shrink: 1, peakBytes: facts.width * facts.height * 9 / 2)
-        }
         // libheif applies the transformations itself: the sizes are as
         // displayed, and the pixels come out upright.
         let info = SourceImageInfo(format: format, width: facts.width, height: facts.height, orientation: 1)
+        if settings.keepMetadata {
+            // libvips's loader carries EXIF and XMP over. It decodes the
+            // whole primary image: YCbCr (1.5 bytes a pixel), then RGB (3).
+            return DecodePlan(path: .libvips, info: nil, shrink: 1, peakBytes: facts.width * facts.height * 9 / 2)
+        }
+        guard let index = facts.thumbnail else {
+            // The primary image in its own 4:2:0 planes, shrunk before RGB
+            // (`HeifThumbnail.decodePrimary`); libvips if that declines.
+            return DecodePlan(path: .libheif, info: info, shrink: 1, peakBytes: facts.width * facts.height * 3 / 2)
+        }
         var plan = DecodePlan(path: .heifThumbnail, info: info, shrink: 1,
                               peakBytes: facts.thumbnailWidth * facts.thumbnailHeight * 4 * 2)
         plan.heifThumbnail = index

@@ -79,6 +79,21 @@ enum HeifThumbnail {
         return DecodedPixels(pixels, decoder: .heifThumbnail)
     }
 
+    /// Decodes the primary image reduced to about twice `needed` (as
+    /// displayed) before it becomes RGB: no full-size RGB copy (36 MB for
+    /// 12 MP) and no colour conversion of pixels the resize would drop.
+    /// Nil when the image is not 8-bit 4:2:0 without alpha, or does not
+    /// decode: libvips then reads it and gives the item its verdict.
+    static func decodePrimary(_ bytes: UnsafeRawBufferPointer, needed: (width: Int, height: Int)) -> DecodedPixels? {
+        var pixels = shim_jpeg_pixels()
+        let status = shim_heif_decode_primary_reduced(
+            bytes.baseAddress, bytes.count, Int32(needed.width), Int32(needed.height), Int32(VipsRuntime.threadsPerImage),
+            &pixels, nil, 0
+        )
+        guard status == 0 else { return nil }
+        return DecodedPixels(pixels, decoder: .libheif)
+    }
+
     /// The ICC profile of a file that describes its colour by an nclx box
     /// only (Display P3, BT.2020): libvips's loader leaves such an image
     /// untagged, which would show P3 colours as if they were sRGB.
