@@ -72,7 +72,7 @@ public enum Thumbnailer {
             return DecodedImage(info: info, decoder: .heifThumbnail, stage: .pixels(pixels), failOn: limits.failOn)
         }
         if plan.path == .libheif, let info = plan.info,
-           let pixels = HeifThumbnail.decodePrimary(bytes, needed: ThumbnailPlans(info, settings: settings).neededSize) {
+           let pixels = HeifThumbnail.decodePrimary(bytes, needed: ThumbnailPlans(info, settings: settings).neededSize, peakBytes: plan.peakBytes) {
             return DecodedImage(info: info, decoder: .libheif, stage: .pixels(pixels), failOn: limits.failOn)
         }
         // Not a JPEG of the direct paths, or one they gave up on (damaged

@@ -23,6 +23,14 @@ enum HeifPlanning {
         guard let index = facts.thumbnail else {
             // The primary image in its own 4:2:0 planes, shrunk before RGB
             // (`HeifThumbnail.decodePrimary`); libvips if that declines.
+            // Reserved: the 4:2:0 planes thumbs gets back (1.5 bytes a
+            // pixel). libheif 1.15 also holds the grid's decoded tiles until
+            // it has copied them into those planes, and its HEVC decoder its
+            // own frames: about 5 bytes a pixel at the peak. Reserving that
+            // runs 12 MP HEICs one at a time at --jobs 2: 130 MB instead of
+            // 196 at the peak on the bench, but 0.94–0.99× vipsthumbnail's
+            // speed instead of 1.9×. Speed is kept; a libheif with a tile
+            // API (1.17+) would give both.
             return DecodePlan(path: .libheif, info: info, shrink: 1, peakBytes: facts.width * facts.height * 3 / 2)
         }
         var plan = DecodePlan(path: .heifThumbnail, info: info, shrink: 1,

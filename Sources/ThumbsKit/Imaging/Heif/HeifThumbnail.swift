@@ -1,3 +1,4 @@
+import Foundation
 import CHeifShim
 import CVipsShim
 
@@ -84,10 +85,17 @@ enum HeifThumbnail {
     /// 12 MP) and no colour conversion of pixels the resize would drop.
     /// Nil when the image is not 8-bit 4:2:0 without alpha, or does not
     /// decode: libvips then reads it and gives the item its verdict.
-    static func decodePrimary(_ bytes: UnsafeRawBufferPointer, needed: (width: Int, height: Int)) -> DecodedPixels? {
+    ///
+    /// Its threads: a decode that reserves k jobs' worth of the run's
+    /// memory budget (`DirectJPEG.memoryBudget` a job) holds as many jobs'
+    /// places, and so gets k times the threads of one image, so that jobs ×
+    /// threads stays about the number of cores.
+    static func decodePrimary(_ bytes: UnsafeRawBufferPointer, needed: (width: Int, height: Int), peakBytes: Int) -> DecodedPixels? {
+        let share = max(1, (peakBytes + DirectJPEG.memoryBudget - 1) / DirectJPEG.memoryBudget)
+        let threads = min(ProcessInfo.processInfo.activeProcessorCount, VipsRuntime.threadsPerImage * share)
         var pixels = shim_jpeg_pixels()
         let status = shim_heif_decode_primary_reduced(
-            bytes.baseAddress, bytes.count, Int32(needed.width), Int32(needed.height), Int32(VipsRuntime.threadsPerImage),
+            bytes.baseAddress, bytes.count, Int32(needed.width), Int32(needed.height), Int32(max(1, threads)),
             &pixels, nil, 0
         )
         guard status == 0 else { return nil }
