@@ -129,7 +129,7 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-placeholders"), help: "Skip the ThumbHash, BlurHash and average colour of each image.")
     var noPlaceholders = false
 
-    @Option(help: ArgumentHelp("Look-alikes: perceptual hashes at most D bits apart; 0 turns grouping off. (default: \(RunOptions.Defaults.similar))", valueName: "d"))
+    @Option(help: ArgumentHelp("Look-alikes: perceptual hashes at most D bits apart; 0 turns grouping off.", valueName: "d"))
     var similar: Int = RunOptions.Defaults.similar
 
     @Flag(inversion: .prefixedNo, help: "Write OUT/report.html.")

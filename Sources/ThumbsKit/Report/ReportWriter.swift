@@ -216,7 +216,7 @@ public struct ReportWriter: Sendable {
         ReportCharts.bars(shapes, label: "Image shapes", empty: "no images", width: d.requests > 0 ? 400 : ReportCharts.width, into: &out)
         out += "</figure>\n"
 
-        panel("Input formats", third: true, "as recognised by libvips", into: &out)
+        panel("Input formats", third: true, "as recognised by their content", into: &out)
         ReportCharts.bars(Self.formatBars(s.formats.input), label: "Input formats", empty: "no images", into: &out)
         out += "</figure>\n"
 
