@@ -189,15 +189,38 @@ int shim_heif_nclx_icc(const void *buf, size_t len, unsigned char **icc, size_t 
     return made;
 }
 
-int shim_heif_decode_thumbnail(const void *buf, size_t len, int index, int threads, shim_jpeg_pixels *out,
-                               char *error, size_t error_len) {
+/* open_primary for a decode: `out` emptied, libheif given `threads`. */
+static int open_for_decode(const void *buf, size_t len, int threads, shim_jpeg_pixels *out,
+                           struct heif_context **ctx, struct heif_image_handle **primary,
+                           char *error, size_t error_len) {
     memset(out, 0, sizeof *out);
-    struct heif_context *ctx;
-    struct heif_image_handle *primary;
-    if (open_primary(buf, len, &ctx, &primary, error, error_len) != 0)
+    if (open_primary(buf, len, ctx, primary, error, error_len) != 0)
         return -1;
     if (threads > 0)
-        heif_context_set_max_decoding_threads(ctx, threads);
+        heif_context_set_max_decoding_threads(*ctx, threads);
+    return 0;
+}
+
+/* Hands `pixels` (packed, `bands` of 8 bits) and `icc` to `out`. libheif
+ * applied the image's own transformations: the pixels are upright. */
+static void fill_pixels(shim_jpeg_pixels *out, unsigned char *pixels, int width, int height, int bands,
+                        unsigned char *icc, size_t icc_length) {
+    out->pixels = pixels;
+    out->width = (size_t) width;
+    out->height = (size_t) height;
+    out->bands = bands;
+    out->xres = out->yres = 1.0;
+    out->orientation = 1;
+    out->icc = icc;
+    out->icc_length = icc ? icc_length : 0;
+}
+
+int shim_heif_decode_thumbnail(const void *buf, size_t len, int index, int threads, shim_jpeg_pixels *out,
+                               char *error, size_t error_len) {
+    struct heif_context *ctx;
+    struct heif_image_handle *primary;
+    if (open_for_decode(buf, len, threads, out, &ctx, &primary, error, error_len) != 0)
+        return -1;
     int status = -1;
     struct heif_image_handle *thumb = NULL;
     struct heif_image *image = NULL;
@@ -251,14 +274,7 @@ int shim_heif_decode_thumbnail(const void *buf, size_t len, int index, int threa
         icc = nclx_icc(thumb, &icc_length);
     if (!icc)
         icc = nclx_icc(primary, &icc_length);
-    out->pixels = pixels;
-    out->width = (size_t) width;
-    out->height = (size_t) height;
-    out->bands = bands;
-    out->xres = out->yres = 1.0;
-    out->orientation = 1;  /* libheif applied the thumbnail's own transformations */
-    out->icc = icc;
-    out->icc_length = icc ? icc_length : 0;
+    fill_pixels(out, pixels, width, height, bands, icc, icc_length);
     status = 0;
 done:
     if (options)
@@ -310,13 +326,10 @@ static double box_mean(const uint8_t *p, int stride, int pw, int ph, int x0, int
 
 int shim_heif_decode_primary_reduced(const void *buf, size_t len, int need_width, int need_height, int threads,
                                      shim_jpeg_pixels *out, char *error, size_t error_len) {
-    memset(out, 0, sizeof *out);
     struct heif_context *ctx;
     struct heif_image_handle *primary;
-    if (open_primary(buf, len, &ctx, &primary, error, error_len) != 0)
+    if (open_for_decode(buf, len, threads, out, &ctx, &primary, error, error_len) != 0)
         return -1;
-    if (threads > 0)
-        heif_context_set_max_decoding_threads(ctx, threads);
     int status = -2;
     struct heif_image *image = NULL;
     if (heif_image_handle_has_alpha_channel(primary) || heif_image_handle_get_luma_bits_per_pixel(primary) != 8 ||
@@ -393,14 +406,7 @@ int shim_heif_decode_primary_reduced(const void *buf, size_t len, int need_width
     unsigned char *icc = raw_icc(primary, &icc_length);
     if (!icc)
         icc = nclx_icc(primary, &icc_length);
-    out->pixels = pixels;
-    out->width = (size_t) ow;
-    out->height = (size_t) oh;
-    out->bands = 3;
-    out->xres = out->yres = 1.0;
-    out->orientation = 1; /* libheif applied the image's transformations */
-    out->icc = icc;
-    out->icc_length = icc ? icc_length : 0;
+    fill_pixels(out, pixels, ow, oh, 3, icc, icc_length);
     status = 0;
 done:
     if (image)
