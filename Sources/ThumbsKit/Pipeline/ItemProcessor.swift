@@ -175,7 +175,8 @@ struct ItemProcessor: Sendable {
         } catch {
             return failed(item, (error as? ItemError) ?? .io("\(path): \(error)"))
         }
-        let isVideo = ImageSniffer.format(of: file.prefix).map(VideoSniffer.formats.contains) ?? false
+        // The sniff's own verdict (`SourceHeader`), not a second sniff.
+        let isVideo = VideoSniffer.formats.contains(sniffed)
         // A video is hashed by streaming and decoded from its descriptor
         // (`VideoThumbnailer`): nothing of it is held, so no memory is reserved.
         let reserved = !isVideo && file.size > SourceBytes.largeFile ? await sourceMemory.reserve(file.size) : 0
