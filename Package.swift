@@ -56,7 +56,8 @@ let package = Package(
         ),
         .target(
             name: "CVideoShim",
-            dependencies: ["CFFmpeg"],
+            // CVipsShim: the HDR tone mapping stills share (hdr_tonemap.c).
+            dependencies: ["CFFmpeg", "CVipsShim"],
             // C includes the headers itself: the module map's links apply to
             // Swift importers only.
             linkerSettings: [

@@ -1,5 +1,6 @@
 // HEIF thumbnails and nclx colour through libheif (see CHeifShim.h).
 #include "CHeifShim.h"
+#include "heif_internal.h"
 
 #include <lcms2.h>
 #include <libheif/heif.h>
@@ -12,7 +13,7 @@
  * checks --max-pixels itself on the sizes shim_heif_probe reports. */
 #define MAXIMUM_SIDE 65535
 
-static void say(char *error, size_t error_len, const char *what, struct heif_error err) {
+void heif_say(char *error, size_t error_len, const char *what, struct heif_error err) {
     if (error && error_len)
         snprintf(error, error_len, "%s: %s", what, err.message ? err.message : "unknown libheif error");
 }
@@ -29,14 +30,14 @@ static int open_primary(const void *buf, size_t len, struct heif_context **ctx_o
     heif_context_set_maximum_image_size_limit(ctx, MAXIMUM_SIDE);
     struct heif_error err = heif_context_read_from_memory_without_copy(ctx, buf, len, NULL);
     if (err.code != heif_error_Ok) {
-        say(error, error_len, "cannot read the HEIF structure", err);
+        heif_say(error, error_len, "cannot read the HEIF structure", err);
         heif_context_free(ctx);
         return -1;
     }
     struct heif_image_handle *primary = NULL;
     err = heif_context_get_primary_image_handle(ctx, &primary);
     if (err.code != heif_error_Ok || !primary) {
-        say(error, error_len, "no primary image", err);
+        heif_say(error, error_len, "no primary image", err);
         heif_context_free(ctx);
         return -1;
     }
@@ -80,7 +81,7 @@ int shim_heif_probe(const void *buf, size_t len, shim_heif_info *info, char *err
 }
 
 /* The raw ICC profile of `handle`, malloc'd, or NULL. */
-static unsigned char *raw_icc(const struct heif_image_handle *handle, size_t *length) {
+unsigned char *heif_raw_icc(const struct heif_image_handle *handle, size_t *length) {
     size_t size = heif_image_handle_get_raw_color_profile_size(handle);
     if (size == 0 || size > (64u << 20))
         return NULL;
@@ -163,7 +164,7 @@ static unsigned char *profile_for_nclx(const struct heif_color_profile_nclx *ncl
 }
 
 /* The nclx-made profile of `handle`, or NULL. */
-static unsigned char *nclx_icc(const struct heif_image_handle *handle, size_t *length) {
+unsigned char *heif_nclx_icc(const struct heif_image_handle *handle, size_t *length) {
     struct heif_color_profile_nclx *nclx = NULL;
     if (heif_image_handle_get_nclx_color_profile(handle, &nclx).code != heif_error_Ok || !nclx)
         return NULL;
@@ -181,7 +182,7 @@ int shim_heif_nclx_icc(const void *buf, size_t len, unsigned char **icc, size_t 
         return -1;
     int made = 0;
     if (heif_image_handle_get_raw_color_profile_size(primary) == 0) {
-        *icc = nclx_icc(primary, icc_length);
+        *icc = heif_nclx_icc(primary, icc_length);
         made = *icc != NULL;
     }
     heif_image_handle_release(primary);
@@ -190,7 +191,7 @@ int shim_heif_nclx_icc(const void *buf, size_t len, unsigned char **icc, size_t 
 }
 
 /* open_primary for a decode: `out` emptied, libheif given `threads`. */
-static int open_for_decode(const void *buf, size_t len, int threads, shim_jpeg_pixels *out,
+int heif_open_for_decode(const void *buf, size_t len, int threads, shim_jpeg_pixels *out,
                            struct heif_context **ctx, struct heif_image_handle **primary,
                            char *error, size_t error_len) {
     memset(out, 0, sizeof *out);
@@ -203,7 +204,7 @@ static int open_for_decode(const void *buf, size_t len, int threads, shim_jpeg_p
 
 /* Hands `pixels` (packed, `bands` of 8 bits) and `icc` to `out`. libheif
  * applied the image's own transformations: the pixels are upright. */
-static void fill_pixels(shim_jpeg_pixels *out, unsigned char *pixels, int width, int height, int bands,
+void heif_fill_pixels(shim_jpeg_pixels *out, unsigned char *pixels, int width, int height, int bands,
                         unsigned char *icc, size_t icc_length) {
     out->pixels = pixels;
     out->width = (size_t) width;
@@ -219,7 +220,7 @@ int shim_heif_decode_thumbnail(const void *buf, size_t len, int index, int threa
                                char *error, size_t error_len) {
     struct heif_context *ctx;
     struct heif_image_handle *primary;
-    if (open_for_decode(buf, len, threads, out, &ctx, &primary, error, error_len) != 0)
+    if (heif_open_for_decode(buf, len, threads, out, &ctx, &primary, error, error_len) != 0)
         return -1;
     int status = -1;
     struct heif_image_handle *thumb = NULL;
@@ -234,7 +235,7 @@ int shim_heif_decode_thumbnail(const void *buf, size_t len, int index, int threa
     }
     struct heif_error err = heif_image_handle_get_thumbnail(primary, ids[index], &thumb);
     if (err.code != heif_error_Ok || !thumb) {
-        say(error, error_len, "cannot open the thumbnail", err);
+        heif_say(error, error_len, "cannot open the thumbnail", err);
         goto done;
     }
     int alpha = heif_image_handle_has_alpha_channel(thumb);
@@ -244,7 +245,7 @@ int shim_heif_decode_thumbnail(const void *buf, size_t len, int index, int threa
     err = heif_decode_image(thumb, &image, heif_colorspace_RGB,
                             alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options);
     if (err.code != heif_error_Ok || !image) {
-        say(error, error_len, "cannot decode the thumbnail", err);
+        heif_say(error, error_len, "cannot decode the thumbnail", err);
         goto done;
     }
     int stride = 0;
@@ -267,14 +268,14 @@ int shim_heif_decode_thumbnail(const void *buf, size_t len, int index, int threa
     for (int y = 0; y < height; y++)
         memcpy(pixels + row * (size_t) y, plane + (size_t) stride * (size_t) y, row);
     size_t icc_length = 0;
-    unsigned char *icc = raw_icc(thumb, &icc_length);
+    unsigned char *icc = heif_raw_icc(thumb, &icc_length);
     if (!icc)
-        icc = raw_icc(primary, &icc_length);
+        icc = heif_raw_icc(primary, &icc_length);
     if (!icc)
-        icc = nclx_icc(thumb, &icc_length);
+        icc = heif_nclx_icc(thumb, &icc_length);
     if (!icc)
-        icc = nclx_icc(primary, &icc_length);
-    fill_pixels(out, pixels, width, height, bands, icc, icc_length);
+        icc = heif_nclx_icc(primary, &icc_length);
+    heif_fill_pixels(out, pixels, width, height, bands, icc, icc_length);
     status = 0;
 done:
     if (options)
@@ -289,6 +290,16 @@ done:
 }
 
 /* ---- the primary image, reduced before it becomes RGB ---- */
+
+int heif_shrink_factor(int width, int height, int need_width, int need_height) {
+    int shrink = 1;
+    if (need_width > 0 && need_height > 0) {
+        int sx = width / (2 * need_width), sy = height / (2 * need_height);
+        shrink = sx < sy ? sx : sy;
+        if (shrink < 1) shrink = 1;
+    }
+    return shrink;
+}
 
 /* Luma weights of the YCbCr matrices of ITU-T H.273 (BT.601 when unknown,
  * as libheif assumes). */
@@ -328,7 +339,7 @@ int shim_heif_decode_primary_reduced(const void *buf, size_t len, int need_width
                                      shim_jpeg_pixels *out, char *error, size_t error_len) {
     struct heif_context *ctx;
     struct heif_image_handle *primary;
-    if (open_for_decode(buf, len, threads, out, &ctx, &primary, error, error_len) != 0)
+    if (heif_open_for_decode(buf, len, threads, out, &ctx, &primary, error, error_len) != 0)
         return -1;
     int status = -2;
     struct heif_image *image = NULL;
@@ -337,7 +348,7 @@ int shim_heif_decode_primary_reduced(const void *buf, size_t len, int need_width
         goto done;
     struct heif_error err = heif_decode_image(primary, &image, heif_colorspace_YCbCr, heif_chroma_420, NULL);
     if (err.code != heif_error_Ok || !image) {
-        say(error, error_len, "cannot decode the HEIF image", err);
+        heif_say(error, error_len, "cannot decode the HEIF image", err);
         status = -1;
         goto done;
     }
@@ -352,14 +363,7 @@ int shim_heif_decode_primary_reduced(const void *buf, size_t len, int need_width
     if (!yp || !cbp || !crp || w <= 0 || h <= 0 || cw <= 0 || ch <= 0 ||
         heif_image_get_width(image, heif_channel_Cr) != cw || heif_image_get_height(image, heif_channel_Cr) != ch)
         goto done;
-    /* The largest whole factor that keeps twice the box: the final Lanczos
-     * step makes the exact size from there, as libvips's shrink + reduce. */
-    int shrink = 1;
-    if (need_width > 0 && need_height > 0) {
-        int sx = w / (2 * need_width), sy = h / (2 * need_height);
-        shrink = sx < sy ? sx : sy;
-        if (shrink < 1) shrink = 1;
-    }
+    int shrink = heif_shrink_factor(w, h, need_width, need_height);
     int ow = w / shrink, oh = h / shrink;
     if (ow < 1) ow = 1;
     if (oh < 1) oh = 1;
@@ -403,10 +407,10 @@ int shim_heif_decode_primary_reduced(const void *buf, size_t len, int need_width
         }
     }
     size_t icc_length = 0;
-    unsigned char *icc = raw_icc(primary, &icc_length);
+    unsigned char *icc = heif_raw_icc(primary, &icc_length);
     if (!icc)
-        icc = nclx_icc(primary, &icc_length);
-    fill_pixels(out, pixels, ow, oh, 3, icc, icc_length);
+        icc = heif_nclx_icc(primary, &icc_length);
+    heif_fill_pixels(out, pixels, ow, oh, 3, icc, icc_length);
     status = 0;
 done:
     if (image)

@@ -6,7 +6,7 @@
 // only keyframes are handed to the decoder, one at a time, and every loop is
 // bounded by the packet and byte budgets of shim_video_limits.
 #include "CVideoShim.h"
-#include "video_tonemap.h"
+#include "CVipsHDR.h"
 
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
@@ -246,7 +246,7 @@ static unsigned char *convert(const AVFrame *frame, int out_w, int out_h, int hd
         return NULL;
     }
     if (hdr) {
-        shim_video_tonemap_rows(wide, rgb, (size_t) out_w * (size_t) out_h, hdr);
+        shim_hdr_tonemap_rows(wide, rgb, (size_t) out_w * (size_t) out_h, hdr, SHIM_HDR_PRIMARIES_BT2020);
         free(wide);
     }
     return rgb;

@@ -131,3 +131,81 @@ done:
     if (ctx) heif_context_free(ctx);
     return status;
 }
+
+/* A 10-bit R'G'B' image (`rgb10`: 3 values 0…1023 a pixel) tagged by an nclx
+ * box with `primaries`, `transfer` and BT.2020 non-constant matrix. */
+static struct heif_image *heif_rgb10_image(const uint16_t *rgb10, int width, int height, int primaries,
+                                           int transfer) {
+    struct heif_image *image = NULL;
+    if (heif_image_create(width, height, heif_colorspace_RGB, heif_chroma_interleaved_RRGGBB_LE, &image).code !=
+        heif_error_Ok)
+        return NULL;
+    if (heif_image_add_plane(image, heif_channel_interleaved, width, height, 10).code != heif_error_Ok) {
+        heif_image_release(image);
+        return NULL;
+    }
+    int stride = 0;
+    uint8_t *plane = heif_image_get_plane(image, heif_channel_interleaved, &stride);
+    for (int y = 0; y < height; y++)
+        memcpy(plane + (size_t) stride * y, rgb10 + (size_t) width * 3 * y, (size_t) width * 6);
+    struct heif_color_profile_nclx *nclx = heif_nclx_color_profile_alloc();
+    nclx->color_primaries = (enum heif_color_primaries) primaries;
+    nclx->transfer_characteristics = (enum heif_transfer_characteristics) transfer;
+    nclx->matrix_coefficients = heif_matrix_coefficients_ITU_R_BT_2020_2_non_constant_luminance;
+    nclx->full_range_flag = 1;
+    heif_image_set_nclx_color_profile(image, nclx);
+    heif_nclx_color_profile_free(nclx);
+    return image;
+}
+
+int test_write_hdr_heif(const char *path, const uint16_t *rgb10, int width, int height, int primaries,
+                        int transfer, int avif, const uint16_t *thumb_rgb10, int thumb_width, int thumb_height) {
+    int status = -1;
+    struct heif_context *ctx = heif_context_alloc();
+    struct heif_encoder *encoder = NULL;
+    struct heif_image *image = NULL, *thumb = NULL;
+    struct heif_image_handle *handle = NULL, *thumb_handle = NULL;
+    struct heif_encoding_options *options = heif_encoding_options_alloc();
+    struct heif_color_profile_nclx *nclx = heif_nclx_color_profile_alloc();
+    if (!ctx || !options || !nclx)
+        goto done;
+    if (heif_context_get_encoder_for_format(ctx, avif ? heif_compression_AV1 : heif_compression_HEVC, &encoder).code !=
+        heif_error_Ok)
+        goto done;
+    heif_encoder_set_lossy_quality(encoder, 95);
+    if (!avif)
+        heif_encoder_set_parameter(encoder, "chroma", "444");
+    if (!(image = heif_rgb10_image(rgb10, width, height, primaries, transfer)))
+        goto done;
+    nclx->color_primaries = (enum heif_color_primaries) primaries;
+    nclx->transfer_characteristics = (enum heif_transfer_characteristics) transfer;
+    nclx->matrix_coefficients = heif_matrix_coefficients_ITU_R_BT_2020_2_non_constant_luminance;
+    nclx->full_range_flag = 1;
+    options->output_nclx_profile = nclx;
+    options->macOS_compatibility_workaround_no_nclx_profile = 0;
+    if (heif_context_encode_image(ctx, image, encoder, options, &handle).code != heif_error_Ok)
+        goto done;
+    if (thumb_rgb10) {
+        if (!(thumb = heif_rgb10_image(thumb_rgb10, thumb_width, thumb_height, primaries, transfer)))
+            goto done;
+        if (heif_context_encode_image(ctx, thumb, encoder, options, &thumb_handle).code != heif_error_Ok)
+            goto done;
+        /* libheif 1.15's argument order: see test_write_heic. */
+        if (heif_context_assign_thumbnail(ctx, thumb_handle, handle).code != heif_error_Ok)
+            goto done;
+    }
+    if (heif_context_set_primary_image(ctx, handle).code != heif_error_Ok)
+        goto done;
+    if (heif_context_write_to_file(ctx, path).code == heif_error_Ok)
+        status = 0;
+done:
+    if (thumb_handle) heif_image_handle_release(thumb_handle);
+    if (handle) heif_image_handle_release(handle);
+    if (thumb) heif_image_release(thumb);
+    if (image) heif_image_release(image);
+    if (encoder) heif_encoder_release(encoder);
+    if (options) heif_encoding_options_free(options);
+    if (nclx) heif_nclx_color_profile_free(nclx);
+    if (ctx) heif_context_free(ctx);
+    return status;
+}

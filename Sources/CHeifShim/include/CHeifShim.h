@@ -50,6 +50,19 @@ int shim_heif_decode_thumbnail(const void *buf, size_t len, int index, int threa
 int shim_heif_decode_primary_reduced(const void *buf, size_t len, int need_width, int need_height, int threads,
                                      shim_jpeg_pixels *out, char *error, size_t error_len);
 
+/// SHIM_HDR_PQ or SHIM_HDR_HLG (CVipsHDR.h) when an nclx transfer code
+/// (shim_heif_info.nclx_transfer) names an HDR signal thumbs tone-maps, else 0.
+int shim_heif_hdr_transfer(int transfer);
+
+/// Decodes an HDR image, PQ or HLG by its nclx box (thumbnail `index`, or
+/// the primary image when `index` < 0) into its R'G'B' signal, box-shrinks
+/// it by the largest whole factor that keeps at least twice `need_width` ×
+/// `need_height`, and tone-maps it to 8-bit sRGB (no profile goes with it).
+/// 0; -2 when the image is not HDR; -1 with a message. Free with
+/// shim_jpeg_pixels_free.
+int shim_heif_decode_hdr(const void *buf, size_t len, int index, int need_width, int need_height, int threads,
+                         shim_jpeg_pixels *out, char *error, size_t error_len);
+
 /// An ICC profile (malloc'd, in `*icc`) for the primary image's nclx colour
 /// description, when it is not plain sRGB (Display P3, BT.2020…) and the
 /// file carries no ICC profile. 1 when a profile was made, 0 when none is

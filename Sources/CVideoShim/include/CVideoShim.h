@@ -73,13 +73,4 @@ typedef struct {
 int shim_video_poster(int fd, int64_t size, const shim_video_limits *limits, shim_video_frame *out,
                       char *message, size_t message_size);
 
-/// Tone-maps one linear BT.2020 pixel (1.0 = 203 nits, reference white) to
-/// 8-bit sRGB; exposed for the tests.
-void shim_video_tonemap_linear(const double rgb2020[3], unsigned char out[3]);
-
-/// The PQ and HLG signal to display light in nits (HLG: 1000-nit display),
-/// per channel; exposed for the tests.
-void shim_video_pq_to_nits(const double signal[3], double nits[3]);
-void shim_video_hlg_to_nits(const double signal[3], double nits[3]);
-
 #endif

@@ -14,6 +14,10 @@ public struct DecodePlan: Sendable {
     public var target: PixelSize?
     /// The HEIF thumbnail to decode (`HeifThumbnail`), on `.heifThumbnail`.
     public var heifThumbnail: Int?
+    /// A HEIF/AVIF still whose nclx box names PQ or HLG: decoded by libheif
+    /// and tone-mapped (`HeifThumbnail.decodeHDR`), on `.heifThumbnail` or
+    /// `.libheif`.
+    public var heifHDR = false
     /// A camera RAW's preview or development (`RawDecoder`); nil otherwise.
     public var raw: RawDecodePlan?
 

@@ -67,6 +67,15 @@ public enum Thumbnailer {
                                           memoryBudget: max(DirectJPEG.memoryBudget, plan.peakBytes)) {
             return DecodedImage(info: info, decoder: pixels.decoder, stage: .pixels(pixels), failOn: limits.failOn)
         }
+        if plan.heifHDR, let info = plan.info {
+            // Tone-mapped, or a clear failure: libvips would show the
+            // signal flat.
+            let pixels = try HeifThumbnail.decodeHDR(
+                bytes, index: plan.heifThumbnail, decoder: plan.path,
+                needed: ThumbnailPlans(info, settings: settings).neededSize, peakBytes: plan.peakBytes
+            )
+            return DecodedImage(info: info, decoder: plan.path, stage: .pixels(pixels), failOn: limits.failOn)
+        }
         if plan.path == .heifThumbnail, let info = plan.info, let index = plan.heifThumbnail,
            let pixels = try? HeifThumbnail.decode(bytes, index: index) {
             return DecodedImage(info: info, decoder: .heifThumbnail, stage: .pixels(pixels), failOn: limits.failOn)

@@ -42,4 +42,12 @@ int test_write_heic(const char *path, const unsigned char *rgb, int width, int h
                     const unsigned char *thumb_rgb, int thumb_width, int thumb_height, int thumb_orientation,
                     int nclx_p3);
 
+/// Writes an HDR HEIC (HEVC 4:4:4, or AVIF with `avif`; quality 95) of
+/// `rgb10` (`width` × `height`, three 10-bit R'G'B' values 0…1023 a pixel)
+/// with an nclx box naming H.273 `primaries` and `transfer` (16 PQ, 18
+/// HLG), BT.2020 matrix, full range. With `thumb_rgb10`, a `thumb_width` ×
+/// `thumb_height` thumbnail in the same colour is attached. 0, or -1.
+int test_write_hdr_heif(const char *path, const uint16_t *rgb10, int width, int height, int primaries,
+                        int transfer, int avif, const uint16_t *thumb_rgb10, int thumb_width, int thumb_height);
+
 #endif

@@ -15,6 +15,21 @@ enum HeifPlanning {
         // libheif applies the transformations itself: the sizes are as
         // displayed, and the pixels come out upright.
         let info = SourceImageInfo(format: format, width: facts.width, height: facts.height, orientation: 1)
+        if facts.hdr {
+            // PQ or HLG: tone-mapped by thumbs, from the thumbnail when one
+            // serves, else from the primary image (libvips 8.14 would show
+            // the signal flat). Right colours take precedence over
+            // --keep-metadata: such a file's thumbnail carries no EXIF. Peak:
+            // libheif's 16-bit RGB (6 bytes a pixel) and its 16-bit 4:2:0
+            // planes (3).
+            let (width, height) = facts.thumbnail == nil
+                ? (facts.width, facts.height) : (facts.thumbnailWidth, facts.thumbnailHeight)
+            var plan = DecodePlan(path: facts.thumbnail == nil ? .libheif : .heifThumbnail, info: info, shrink: 1,
+                                  peakBytes: width * height * 9)
+            plan.heifThumbnail = facts.thumbnail
+            plan.heifHDR = true
+            return plan
+        }
         if settings.keepMetadata {
             // libvips's loader carries EXIF and XMP over. It decodes the
             // whole primary image: YCbCr (1.5 bytes a pixel), then RGB (3).

@@ -24,6 +24,8 @@ enum HeifThumbnail {
         var thumbnail: Int?
         var thumbnailWidth = 0
         var thumbnailHeight = 0
+        /// The primary image's nclx box names PQ or HLG.
+        var hdr = false
     }
 
     /// Reads the file's boxes; nil when libheif cannot (libvips then reads
@@ -34,6 +36,7 @@ enum HeifThumbnail {
             return nil
         }
         var facts = Facts(width: Int(info.width), height: Int(info.height))
+        facts.hdr = shim_heif_hdr_transfer(info.nclx_transfer) != 0
         let needed = plans(SourceImageInfo(format: "heif", width: facts.width, height: facts.height, orientation: 1)).neededSize
         let sizes = withUnsafeBytes(of: info.thumbnail_width) { widths in
             withUnsafeBytes(of: info.thumbnail_height) { heights in
@@ -85,21 +88,44 @@ enum HeifThumbnail {
     /// 12 MP) and no colour conversion of pixels the resize would drop.
     /// Nil when the image is not 8-bit 4:2:0 without alpha, or does not
     /// decode: libvips then reads it and gives the item its verdict.
-    ///
-    /// Its threads: a decode that reserves k jobs' worth of the run's
-    /// memory budget (`DirectJPEG.memoryBudget` a job) holds as many jobs'
-    /// places, and so gets k times the threads of one image, so that jobs ×
-    /// threads stays about the number of cores.
+    /// Threads: `threads(forPeakBytes:)`.
     static func decodePrimary(_ bytes: UnsafeRawBufferPointer, needed: (width: Int, height: Int), peakBytes: Int) -> DecodedPixels? {
-        let share = max(1, (peakBytes + DirectJPEG.memoryBudget - 1) / DirectJPEG.memoryBudget)
-        let threads = min(ProcessInfo.processInfo.activeProcessorCount, VipsRuntime.threadsPerImage * share)
         var pixels = shim_jpeg_pixels()
         let status = shim_heif_decode_primary_reduced(
-            bytes.baseAddress, bytes.count, Int32(needed.width), Int32(needed.height), Int32(max(1, threads)),
+            bytes.baseAddress, bytes.count, Int32(needed.width), Int32(needed.height), Int32(threads(forPeakBytes: peakBytes)),
             &pixels, nil, 0
         )
         guard status == 0 else { return nil }
         return DecodedPixels(pixels, decoder: .libheif)
+    }
+
+    /// Decodes an HDR still (PQ or HLG): thumbnail `index`, or the primary
+    /// image when nil, shrunk to about twice `needed` and tone-mapped to
+    /// sRGB with the tone mapping of HDR video (`hdr_tonemap.c`). Threads
+    /// as for `decodePrimary`.
+    static func decodeHDR(
+        _ bytes: UnsafeRawBufferPointer, index: Int?, decoder: DecodePath,
+        needed: (width: Int, height: Int), peakBytes: Int
+    ) throws(ItemError) -> DecodedPixels {
+        var pixels = shim_jpeg_pixels()
+        var message = [CChar](repeating: 0, count: 512)
+        let status = shim_heif_decode_hdr(
+            bytes.baseAddress, bytes.count, Int32(index ?? -1), Int32(needed.width), Int32(needed.height),
+            Int32(threads(forPeakBytes: peakBytes)), &pixels, &message, message.count
+        )
+        guard status == 0 else {
+            throw .decode("cannot decode the HDR HEIF image: \(status == -2 ? "its colour is not PQ or HLG" : String(cString: message))")
+        }
+        return DecodedPixels(pixels, decoder: decoder)
+    }
+
+    /// The threads of a decode that reserves `peakBytes`: k jobs' worth of
+    /// the run's memory budget (`DirectJPEG.memoryBudget` a job) holds as
+    /// many jobs' places, and so gets k times the threads of one image, so
+    /// that jobs × threads stays about the number of cores.
+    private static func threads(forPeakBytes peakBytes: Int) -> Int {
+        let share = max(1, (peakBytes + DirectJPEG.memoryBudget - 1) / DirectJPEG.memoryBudget)
+        return max(1, min(ProcessInfo.processInfo.activeProcessorCount, VipsRuntime.threadsPerImage * share))
     }
 
     /// The ICC profile of a file that describes its colour by an nclx box

@@ -1,4 +1,5 @@
-// HDR video (PQ or HLG, BT.2020) to SDR sRGB.
+// HDR pictures (PQ or HLG; BT.2020, Display P3 or BT.709 primaries) to SDR
+// sRGB: video poster frames (CVideoShim) and HEIF/AVIF stills (CHeifShim).
 //
 // Signal to display light (PQ: SMPTE ST 2084's EOTF, absolute nits; HLG:
 // BT.2100's inverse OETF and its OOTF for a 1000-nit display), then in
@@ -6,11 +7,10 @@
 // neighbourhood, highlights up to the content's peak are compressed by a
 // curve on max(R,G,B) that is the identity below a knee (so colours keep
 // their hue and mid-tones their contrast), BT.2020 primaries become BT.709
-// by the 3×3 matrix, colours outside BT.709 are desaturated towards their
+// (or Display P3's) by the 3×3 matrix, colours outside BT.709 are desaturated towards their
 // own luminance (not clipped per channel, which shifts hue), and the sRGB
 // curve encodes the result.
-#include "CVideoShim.h"
-#include "video_tonemap.h"
+#include "CVipsHDR.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -41,12 +41,12 @@ static double hlg_inverse_oetf(double e) {
     return e <= 0.5 ? e * e / 3 : (exp((e - c) / a) + b) / 12;
 }
 
-void shim_video_pq_to_nits(const double signal[3], double nits[3]) {
+void shim_hdr_pq_to_nits(const double signal[3], double nits[3]) {
     for (int i = 0; i < 3; i++)
         nits[i] = pq_eotf(signal[i]);
 }
 
-void shim_video_hlg_to_nits(const double signal[3], double nits[3]) {
+void shim_hdr_hlg_to_nits(const double signal[3], double nits[3]) {
     double scene[3];
     for (int i = 0; i < 3; i++)
         scene[i] = hlg_inverse_oetf(signal[i]);
@@ -91,18 +91,43 @@ static void make_tables(void) {
         srgb_table[i] = (unsigned char) lround(255 * srgb_oetf((double) i / SRGB_STEPS));
 }
 
-/// Linear BT.2020 (1 = reference white) to an sRGB pixel.
-static void map_pixel(double r, double g, double b, unsigned char out[3]) {
+/// Primaries to BT.709's (all D65), and the luminance weights of the
+/// source's own primaries, which HLG's OOTF uses.
+typedef struct {
+    double m[9];
+    double kr, kg, kb;
+} primaries_conversion;
+
+static const primaries_conversion from_bt2020 = {
+    // BT.2087
+    {1.660491, -0.587641, -0.072850, -0.124550, 1.132900, -0.008349, -0.018151, -0.100579, 1.118730},
+    0.2627, 0.6780, 0.0593};
+static const primaries_conversion from_p3 = {
+    // Display P3 (SMPTE EG 432-1) to BT.709, by their primaries and D65.
+    {1.224940, -0.224940, 0.000000, -0.042057, 1.042057, 0.000000, -0.019638, -0.078636, 1.098274},
+    0.2290, 0.6917, 0.0793};
+static const primaries_conversion from_bt709 = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, 0.2126, 0.7152, 0.0722};
+
+static const primaries_conversion *conversion_for(int primaries) {
+    switch (primaries) {
+    case SHIM_HDR_PRIMARIES_P3: return &from_p3;
+    case SHIM_HDR_PRIMARIES_BT709: return &from_bt709;
+    default: return &from_bt2020;
+    }
+}
+
+/// Linear light in the source's primaries (1 = reference white) to an sRGB pixel.
+static void map_pixel(const primaries_conversion *conv, double r, double g, double b, unsigned char out[3]) {
     // Highlights compressed on max(R,G,B): all three scaled alike.
     double m = fmax(r, fmax(g, b));
     if (m > knee) {
         double scale = tone_curve(m) / m;
         r *= scale, g *= scale, b *= scale;
     }
-    // BT.2020 → BT.709 primaries (both D65; BT.2087).
-    double r7 = 1.660491 * r - 0.587641 * g - 0.072850 * b;
-    double g7 = -0.124550 * r + 1.132900 * g - 0.008349 * b;
-    double b7 = -0.018151 * r - 0.100579 * g + 1.118730 * b;
+    const double *k = conv->m;
+    double r7 = k[0] * r + k[1] * g + k[2] * b;
+    double g7 = k[3] * r + k[4] * g + k[5] * b;
+    double b7 = k[6] * r + k[7] * g + k[8] * b;
     // Out of gamut: towards the colour's own luminance until it fits.
     double y = 0.2126 * r7 + 0.7152 * g7 + 0.0722 * b7;
     if (y < 0)
@@ -123,25 +148,26 @@ static void map_pixel(double r, double g, double b, unsigned char out[3]) {
     }
 }
 
-void shim_video_tonemap_linear(const double rgb2020[3], unsigned char out[3]) {
+void shim_hdr_tonemap_linear(const double rgb2020[3], unsigned char out[3]) {
     pthread_once(&tables_once, make_tables);
-    map_pixel(rgb2020[0], rgb2020[1], rgb2020[2], out);
+    map_pixel(&from_bt2020, rgb2020[0], rgb2020[1], rgb2020[2], out);
 }
 
-void shim_video_tonemap_rows(const uint16_t *wide, unsigned char *rgb, size_t count, int hdr) {
+void shim_hdr_tonemap_rows(const uint16_t *wide, unsigned char *rgb, size_t count, int transfer, int primaries) {
     pthread_once(&tables_once, make_tables);
+    const primaries_conversion *conv = conversion_for(primaries);
     for (size_t i = 0; i < count; i++, wide += 3, rgb += 3) {
         double r, g, b;
-        if (hdr == 1) {
+        if (transfer == SHIM_HDR_PQ) {
             r = pq_table[wide[0]], g = pq_table[wide[1]], b = pq_table[wide[2]];
         } else {
             double sr = hlg_table[wide[0]], sg = hlg_table[wide[1]], sb = hlg_table[wide[2]];
-            double ys = 0.2627 * sr + 0.6780 * sg + 0.0593 * sb;
+            double ys = conv->kr * sr + conv->kg * sg + conv->kb * sb;
             // The table is coarse where ys^0.2 is steep: dark pixels compute it.
             double gain = ys < 1.0 / 64 ? (ys > 0 ? peak_nits / reference_white * pow(ys, 0.2) : 0)
                                          : hlg_gain[(int) lround(fmin(1, ys) * GAIN_STEPS)];
             r = sr * gain, g = sg * gain, b = sb * gain;
         }
-        map_pixel(r, g, b, rgb);
+        map_pixel(conv, r, g, b, rgb);
     }
 }

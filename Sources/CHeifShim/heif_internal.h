@@ -1,0 +1,32 @@
+// What the HEIF decodes of CHeifShim share (heif_thumbnail.c, heif_hdr.c).
+#ifndef HEIF_INTERNAL_H
+#define HEIF_INTERNAL_H
+
+#include "CHeifShim.h"
+#include <libheif/heif.h>
+
+/// `what: libheif's message` into `error`.
+void heif_say(char *error, size_t error_len, const char *what, struct heif_error err);
+
+/// The context and primary image handle of `buf`, for a decode: `out`
+/// emptied, libheif given `threads`. 0, or -1 with a message.
+int heif_open_for_decode(const void *buf, size_t len, int threads, shim_jpeg_pixels *out,
+                         struct heif_context **ctx, struct heif_image_handle **primary,
+                         char *error, size_t error_len);
+
+/// Hands `pixels` (packed, `bands` of 8 bits, upright) and `icc` to `out`.
+void heif_fill_pixels(shim_jpeg_pixels *out, unsigned char *pixels, int width, int height, int bands,
+                      unsigned char *icc, size_t icc_length);
+
+/// The raw ICC profile of `handle`, malloc'd, or NULL.
+unsigned char *heif_raw_icc(const struct heif_image_handle *handle, size_t *length);
+
+/// An ICC profile made from the nclx box of `handle` (not plain sRGB), or NULL.
+unsigned char *heif_nclx_icc(const struct heif_image_handle *handle, size_t *length);
+
+/// The largest whole factor that keeps a `width` × `height` image at least
+/// twice `need_width` × `need_height`: the final Lanczos step makes the
+/// exact size from there, as libvips's shrink + reduce. At least 1.
+int heif_shrink_factor(int width, int height, int need_width, int need_height);
+
+#endif
