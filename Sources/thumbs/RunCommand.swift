@@ -60,7 +60,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Encoder quality 1..100.", valueName: "q"))
     var quality: Int = RunOptions.Defaults.output.quality
 
-    @Flag(help: "Keep EXIF/XMP metadata (colour is always converted to sRGB, orientation always applied).")
+    @Flag(help: "Keep EXIF/XMP metadata (colour is always converted to sRGB, orientation always applied; HDR video and stills, HLG or PQ, are tone-mapped to SDR sRGB).")
     var keepMetadata = false
 
     @Option(help: ArgumentHelp("Images decoded at once. (default: number of cores)", valueName: "n"))
