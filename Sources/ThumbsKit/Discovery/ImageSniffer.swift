@@ -44,8 +44,9 @@ public enum ImageSniffer {
     }
 
     /// File name extensions of image formats (lower case, without the dot).
+    /// `hif`: the 10-bit HLG HEIFs of Canon, Fujifilm and Sony cameras.
     public static let imageExtensions: Set<String> = ([
-        "jpg", "jpeg", "jpe", "jfif", "png", "gif", "webp", "tif", "tiff", "heic", "heif", "avif",
+        "jpg", "jpeg", "jpe", "jfif", "png", "gif", "webp", "tif", "tiff", "heic", "heif", "hif", "avif",
         "bmp", "svg", "svgz", "pdf", "jxl", "jp2", "j2k", "ppm", "pgm", "pbm", "pnm", "pfm", "hdr",
         "exr", "psd", "ico",
     ] as Set<String>).union(RawSniffer.extensions).union(VideoSniffer.extensions)

@@ -111,10 +111,11 @@ final class HDRStillTests: TemporaryFolderTestCase {
 
     func testPQAndHLGHEICsAreToneMappedToSRGB() async throws {
         try writeCard("pq.heic", transfer: 16)
-        try writeCard("hlg.heic", transfer: 18)
+        // Canon, Fujifilm and Sony cameras write HLG HEIFs named .HIF.
+        try writeCard("hlg.HIF", transfer: 18)
         let outcome = try await runThumbs([root + "/in"], out: root + "/out") { $0.size([256]) }
         let manifest = try XCTUnwrap(outcome.manifest)
-        for id in ["pq.heic", "hlg.heic"] {
+        for id in ["pq.heic", "hlg.HIF"] {
             let item = try XCTUnwrap(manifest.item(id))
             XCTAssertEqual(item.status, .ok, "\(id): \(String(describing: item.error))")
             XCTAssertEqual(item.decoder, .libheif, id)
