@@ -65,8 +65,24 @@ extension HTTPSession {
     /// counted, rate limited, and named in the message when it goes wrong.
     /// `wantsImage` stops a body early, as `unsupported`, when its first
     /// bytes are not an image and its Content-Type does not claim one.
+    ///
+    /// `originHeaders` (`--header`) go only to hops of the origin `origin`:
+    /// never across a redirect to another origin. Failure messages show
+    /// API-key query parameters as `client_id=…` (`RemoteURL.redacted`).
     func get(
-        _ url: String, headers extra: HTTPHeaders = [:], accept: String, into target: BodyTarget, wantsImage: Bool
+        _ url: String, headers extra: HTTPHeaders = [:], originHeaders: HTTPHeaders = [:], origin: String? = nil,
+        accept: String, into target: BodyTarget, wantsImage: Bool
+    ) async -> Result<TransferResponse, TransferFailure> {
+        let result = await follow(url, headers: extra, originHeaders: originHeaders, origin: origin, accept: accept,
+                                  into: target, wantsImage: wantsImage)
+        guard case .failure(var failure) = result else { return result }
+        failure.message = RemoteURL.redacted(failure.message)
+        return .failure(failure)
+    }
+
+    private func follow(
+        _ url: String, headers: HTTPHeaders, originHeaders: HTTPHeaders, origin: String?,
+        accept: String, into target: BodyTarget, wantsImage: Bool
     ) async -> Result<TransferResponse, TransferFailure> {
         var current = url
         var chain = [url]
@@ -79,8 +95,11 @@ extension HTTPSession {
             if interrupt.isRaised { return .failure(.interruptedRequest) }
             await tally.request()
             let hop = current
+            var extra = headers
+            if !originHeaders.isEmpty, let origin, RemoteURL.origin(of: hop) == origin { extra.add(contentsOf: originHeaders) }
+            let hopHeaders = extra
             let (outcome, stoppedBy) = await RequestDeadline.run(seconds: timeout, interrupt: interrupt) {
-                await self.exchange(hop, headers: extra, accept: accept, into: target, wantsImage: wantsImage)
+                await self.exchange(hop, headers: hopHeaders, accept: accept, into: target, wantsImage: wantsImage)
             }
             switch (outcome, stoppedBy) {
             case (.done(.success(let response)), _):
