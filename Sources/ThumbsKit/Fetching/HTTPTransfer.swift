@@ -9,6 +9,18 @@ enum BodyTarget: Sendable {
     case memory
     /// Streamed to this new file (images), never held in memory whole.
     case file(String)
+    /// Handed to an observer chunk by chunk, which stores it and may end
+    /// it early (partial downloads, `PrefixReceiver`).
+    case observed(any BodyObserver)
+}
+
+/// Takes a body as it arrives and says when no more of it is wanted.
+protocol BodyObserver: AnyObject, Sendable {
+    /// The answer's status and headers, before its body; a failure refuses
+    /// the body (a 206 for bytes that were not asked for).
+    func begin(status: Int, headers: HTTPHeaders) -> TransferFailure?
+    /// One chunk of the body. Returns true once no more is wanted.
+    func take(_ chunk: ByteBuffer) throws(FileSink.Failure) -> Bool
 }
 
 /// A response that was received whole: 2xx, or 304 to a conditional request.
@@ -26,6 +38,9 @@ struct TransferResponse: Sendable {
     /// The server declared an image (`Content-Type: image/…`) to a `.memory`
     /// request: the body was not read (a list URL that is one image).
     var declaredImage = false
+    /// An observer (`.observed`) wanted no more: the body was not read to
+    /// its end.
+    var stoppedEarly = false
 
     var etag: String? { headers.first(name: "etag") }
     var lastModified: String? { headers.first(name: "last-modified") }
@@ -221,6 +236,16 @@ extension HTTPSession {
             return .success(TransferResponse(status: status, headers: response.headers, url: url, bytes: 0, declaredImage: true))
         }
 
+        var observer: (any BodyObserver)?
+        if case .observed(let watcher) = target {
+            if var refusal = watcher.begin(status: status, headers: response.headers) {
+                await discard(response.body)
+                refusal.status = status
+                return .failure(refusal)
+            }
+            observer = watcher
+        }
+        var stoppedEarly = false
         var sink: FileSink?
         if case .file(let path) = target {
             do {
@@ -254,6 +279,7 @@ extension HTTPSession {
         do {
             for try await chunk in response.body {
                 received += Int64(chunk.readableBytes)
+                if stoppedEarly { continue }  // the short rest of a 206, read so the connection stays open
                 if received > maxBytes {
                     return await fail(TransferFailure(
                         code: .download, message: "\(url) sent more than --max-bytes \(maxBytes) bytes; stopped",
@@ -266,7 +292,19 @@ extension HTTPSession {
                         if ImageSniffer.format(of: prefix) == nil { return await fail(notAnImage()) }
                     }
                 }
-                if let sink {
+                if let observer {
+                    let enough: Bool
+                    do { enough = try observer.take(chunk) } catch {
+                        return await fail(TransferFailure(code: .io, message: error.message, retryable: false))
+                    }
+                    if enough {
+                        stoppedEarly = true
+                        // A 206's rest is what was asked for: read a short one
+                        // to keep the connection; otherwise end the body here
+                        // (AsyncHTTPClient cancels the request).
+                        guard status == 206, let expected, expected - received <= Self.drainLimit else { break }
+                    }
+                } else if let sink {
                     do { try sink.write(chunk) } catch { return await fail(TransferFailure(code: .io, message: error.message, retryable: false)) }
                 } else {
                     memory.append(contentsOf: chunk.readableBytesView)
@@ -278,7 +316,7 @@ extension HTTPSession {
         if !sniffed, ImageSniffer.format(of: prefix) == nil {
             return await fail(notAnImage())
         }
-        if let expected, received != expected {
+        if let expected, received != expected, !(stoppedEarly && received < expected) {
             return await fail(TransferFailure(
                 code: .download,
                 message: "\(url) sent \(received) bytes of the \(expected) its Content-Length announced: the body was cut short",
@@ -292,8 +330,11 @@ extension HTTPSession {
         await tally.received(received)
         return .success(TransferResponse(
             status: status, headers: response.headers, url: url, bytes: received,
-            body: sink == nil ? memory : nil, file: sink?.path))
+            body: sink == nil && observer == nil ? memory : nil, file: sink?.path, stoppedEarly: stoppedEarly))
     }
+
+    /// The most of a 206 body read past the point where enough arrived.
+    static let drainLimit: Int64 = 64 << 10
 
     /// Reads and drops a small body (a redirect, an error page) so the
     /// connection can be reused; a large one is abandoned instead.

@@ -97,6 +97,11 @@ public struct DownloadCounters: Sendable, Codable, Equatable {
     public var bytes: Int64 = 0
     public var pages = 0
     public var byStatus: SortedMap<Int> = [:]
+    /// Images downloaded in part (their first bytes only: partial
+    /// downloads of progressive JPEGs), and the bytes of theirs never
+    /// downloaded; absent when there were none.
+    public var partial: Int?
+    public var bytesSaved: Int64?
 
     public init() {}
 
@@ -109,6 +114,8 @@ public struct DownloadCounters: Sendable, Codable, Equatable {
         bytes += other.bytes
         pages += other.pages
         for (status, n) in other.byStatus.values { byStatus[status] = (byStatus[status] ?? 0) + n }
+        if let n = other.partial { partial = (partial ?? 0) + n }
+        if let n = other.bytesSaved { bytesSaved = (bytesSaved ?? 0) + n }
     }
 }
 
@@ -231,6 +238,11 @@ public struct DownloadRecord: Sendable, Codable, Equatable {
     public var url: String
     public var status: Int?
     public var bytes: Int64
+    /// The whole file's size, for a partial download (`bytes` is what was
+    /// received: its first bytes).
+    public var size: Int64?
+    /// Only the first bytes were downloaded (a progressive JPEG's DC scans).
+    public var partial: Bool?
     public var attempts: Int
     public var ms: Double
     /// Validators for the next run's conditional request.
