@@ -33,6 +33,9 @@ public struct StatisticsTable: Sendable {
                 ["retries", Self.int(d.retries)], ["not modified", Self.int(d.notModified)],
                 ["bytes", Self.bytes(d.bytes)], ["list pages", Self.int(d.pages)],
             ]
+            if let partial = d.partial, let saved = d.bytesSaved {
+                rows += [["partial", Self.int(partial)], ["bytes saved", Self.bytes(saved)]]
+            }
             for status in d.byStatus.sortedKeys {
                 rows.append(["HTTP \(status)", Self.int(d.byStatus[status] ?? 0)])
             }
