@@ -20,8 +20,8 @@ actor DownloadTally {
     func notModified() { counters.notModified += 1 }
     /// An image downloaded in part: `saved` bytes of it were never fetched.
     func partial(saved: Int64) {
-        counters.partial = (counters.partial ?? 0) + 1
-        counters.bytesSaved = (counters.bytesSaved ?? 0) + saved
+        counters.partial += 1
+        counters.bytesSaved += saved
     }
 }
 

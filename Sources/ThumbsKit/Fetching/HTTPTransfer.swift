@@ -241,6 +241,7 @@ extension HTTPSession {
             if var refusal = watcher.begin(status: status, headers: response.headers) {
                 await discard(response.body)
                 refusal.status = status
+                refusal.message = "\(url) \(refusal.message)"
                 return .failure(refusal)
             }
             observer = watcher

@@ -39,7 +39,7 @@ extension HTTPSession {
     ) async -> Result<PrefixOutcome, TransferFailure> {
         let receiver: PrefixReceiver
         do {
-            receiver = try PrefixReceiver(makePath: { [self] in temporaryFile() }, acceptsHeader: acceptsHeader)
+            receiver = try PrefixReceiver(maxBytes: maxBytes, makePath: { [self] in temporaryFile() }, acceptsHeader: acceptsHeader)
         } catch {
             return .failure(TransferFailure(code: .io, message: error.message, retryable: false))
         }

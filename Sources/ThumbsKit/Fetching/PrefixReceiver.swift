@@ -61,7 +61,13 @@ final class PrefixReceiver: BodyObserver, @unchecked Sendable {
     private(set) var lastModified: String?
     private(set) var status: Int?
 
-    init(makePath: @escaping @Sendable () -> String, acceptsHeader: @escaping @Sendable ([UInt8]) -> Bool) throws(FileSink.Failure) {
+    /// `--max-bytes`, for the whole file's size a 206 announces.
+    private let maxBytes: Int64
+
+    init(
+        maxBytes: Int64, makePath: @escaping @Sendable () -> String, acceptsHeader: @escaping @Sendable ([UInt8]) -> Bool
+    ) throws(FileSink.Failure) {
+        self.maxBytes = maxBytes
         self.makePath = makePath
         self.acceptsHeader = acceptsHeader
         path = makePath()
@@ -89,6 +95,11 @@ final class PrefixReceiver: BodyObserver, @unchecked Sendable {
                 return TransferFailure(code: .download, message: refusal!, retryable: false)
             }
             total = size
+            if size > maxBytes {
+                // As for a whole download's Content-Length: refused, not retried.
+                return TransferFailure(code: .download, message: "is \(size) bytes (Content-Range), more than --max-bytes \(maxBytes)",
+                                       retryable: false)
+            }
         } else {
             // The whole file (a server that ignores Range, or a file that
             // changed since the last request): taken from its first byte.

@@ -128,7 +128,7 @@ public struct ReportWriter: Sendable {
         let d = s.downloads
         fact("Downloads", d.requests > 0 ? "\(ReportFormat.int(d.requests)) requests" : "none",
              d.requests > 0 ? "\(ReportFormat.bytes(d.bytes)) · \(ReportFormat.int(d.retries)) retries"
-                + (d.bytesSaved.map { " · \(ReportFormat.bytes($0)) saved by \(ReportFormat.int(d.partial ?? 0)) partial downloads" } ?? "")
+                + (d.partial > 0 ? " · \(ReportFormat.bytes(d.bytesSaved)) saved by \(ReportFormat.int(d.partial)) partial downloads" : "")
                 : "local files only", into: &out)
         out += "</dl></div>\n"
 

@@ -168,7 +168,7 @@ final class PartialDownloadTests: XCTestCase {
         XCTAssertEqual(server.requests(to: "/img/2.jpg").count, 2)
         let stats = try readStats(out).downloads
         XCTAssertEqual(stats.partial, 2)
-        XCTAssertGreaterThan(stats.bytesSaved ?? 0, Int64(files[0].count))
+        XCTAssertGreaterThan(stats.bytesSaved, Int64(files[0].count))
         XCTAssertTrue(try String(contentsOfFile: out + "/report.html", encoding: .utf8).contains("saved"))
         try await assertLikeWholeFiles(server, out, manifest)
         XCTAssertTrue(server.requests.suffix(3).allSatisfy { $0.headers.first(name: "Range") == nil }, "--whole-files asks for no range")
@@ -247,6 +247,22 @@ final class PartialDownloadTests: XCTestCase {
         XCTAssertEqual(item.error?.code, "decode")
         XCTAssertNil(item.download?.partial)
         XCTAssertEqual(item.download?.bytes, Int64(lying.count), "downloaded whole")
+    }
+
+    /// `--max-bytes` holds for the whole file's size, as for a whole download.
+    func testMaxBytesRefusesByTheWholeSizeThatARangeAnswerAnnounces() async throws {
+        let file = Self.photo(seed: 10)
+        let server = try await start([file], mode: .honour)
+        let out = TestImages.temporaryDirectory()
+        _ = try await runThumbs(["\(server.base)/list.json"], out: out) { options in
+            options.size([256])
+            options.maxBytes = file.count - 1
+        }
+        let item = try XCTUnwrap(try readManifest(out).item("p0"))
+        XCTAssertEqual(item.status, .failed)
+        XCTAssertEqual(item.error?.code, "download")
+        XCTAssertTrue(item.error?.message.contains("more than --max-bytes \(file.count - 1)") ?? false, item.error?.message ?? "")
+        XCTAssertEqual(server.requests(to: "/img/0.jpg").count, 1)
     }
 
     /// Duplicates among partial items: the same received bytes and the same
