@@ -4,7 +4,7 @@
 #   bash bench/bench.sh [all|SECTION]...
 #
 # Sections: speed progressive progdc progmem srgb p3 rotated sizes placeholders
-# quality memory list rerun heic video raw, and scale lookalikes listmem.
+# quality memory list lists rerun heic video raw, and scale lookalikes listmem.
 # Default: all = every section but the last three (+ scale when BENCH_SCALE=1);
 # BENCH_SECTIONS=heic,video,raw names sections when the command line does not.
 # Environment:
@@ -65,7 +65,7 @@ pick_python() {
 pick_python || true
 TOOL=("$PY" "$BENCH/benchtool.py")
 
-ALL_SECTIONS=(speed progressive progdc progmem srgb p3 rotated sizes placeholders quality memory list rerun heic video raw)
+ALL_SECTIONS=(speed progressive progdc progmem srgb p3 rotated sizes placeholders quality memory list lists rerun heic video raw)
 usage() {
   echo "usage: bash bench/bench.sh [all|${ALL_SECTIONS[*]// /|}|scale]..." >&2
   exit 2
@@ -1262,6 +1262,130 @@ section_list() {
   verdict "thumbs run / max(download, local)" "$ratio" le 1.15
 }
 
+# ---------------------------------------------------------------- lists
+
+# Photo lists of 12 MP JPEGs over a slow line (issue 24): a loopback server
+# that paces every connection together through one LISTS_MBIT link, with
+# Range honoured (as CDNs do) and ignored. Per corpus (libjpeg's standard
+# progressive script, one DC scan per component as mozjpeg writes, and
+# baseline): thumbs --whole-files (the reference thumbnails, and the time of
+# downloading everything), then thumbs with partial downloads on each server.
+LISTS_PIDS=()
+start_paced_server() { # start_paced_server IMAGEDIR PORTFILE LOG [ARGS...] -> sets PORT
+  local dir=$1 portfile=$2 log=$3 i
+  shift 3
+  rm -f "$portfile"
+  "$PY" "$BENCH/slow_server.py" "$dir" --port-file "$portfile" --delay "${LIST_DELAY:-0.05}" \
+    --rate-mbit "${LISTS_MBIT:-100}" "$@" >"$log" 2>&1 &
+  LISTS_PIDS+=($!)
+  for ((i = 0; i < 100; i++)); do
+    [[ -s $portfile ]] && { PORT=$(cat "$portfile"); return 0; }
+    sleep 0.1
+  done
+  say "  the paced server did not start:"; show_log_tail "$log"; return 1
+}
+stop_paced_servers() {
+  local pid
+  for pid in "${LISTS_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  LISTS_PIDS=()
+}
+lists_cmd() { # lists_cmd OUT URL [ARGS...]
+  local out=$1 url=$2
+  shift 2
+  "$THUMBS" run "$url" --out "$out" --size "$SIZE" --format png --download-jobs 8 \
+    --force --no-report --progress never --quiet "$@"
+}
+
+section_lists() {
+  local n=$VARIANT_N d=$OUT/lists mbit=${LISTS_MBIT:-100} kind
+  header "photo lists over one ${mbit} Mbit/s link shared by all connections: $n 12 MP JPEGs per corpus, --size $SIZE, Range honoured and ignored; $ROUNDS rounds, medians"
+  if ! have_thumbs; then
+    for kind in progressive progdc; do
+      verdict "lists $kind, Range: share of bytes" n/a le 0.25; verdict "lists $kind, no Range: share of bytes" n/a le 0.40
+    done
+    return 0
+  fi
+  rm -rf "$d"; mkdir -p "$d"
+  ensure_corpus >/dev/null || { say "  no corpus"; return 0; }
+  local base; base=$(ensure_first "$n")
+  md_title lists "Photo lists of $n 12 MP JPEGs per corpus over one ${mbit} Mbit/s loopback link shared by all connections (bench/slow_server.py --rate-mbit), 50 ms per response, --size $SIZE, --download-jobs 8; link s = the whole files' bytes at ${mbit} Mbit/s"
+  md ""
+  md "| corpus | server | share of bytes | wall s | link s / wall s | requests per image | partial | worst PSNR dB (median) |"
+  md "|---|---|---:|---:|---:|---:|---:|---|"
+  trap stop_paced_servers EXIT
+  for kind in progressive progdc baseline; do
+    local dir
+    case $kind in
+    baseline) dir=$base ;;
+    *) dir=$(ensure_variant "$kind") || { say "  no $kind corpus"; continue; } ;;
+    esac
+    local PORT ranged plain
+    start_paced_server "$dir" "$d/port.$kind.r" "$d/server.$kind.r.log" --ranges || continue
+    ranged=$PORT
+    start_paced_server "$dir" "$d/port.$kind.n" "$d/server.$kind.n.log" || continue
+    plain=$PORT
+    local whole_bytes="" t label url s r
+    for t in whole range norange; do
+      case $t in
+      whole) url="http://127.0.0.1:$ranged/v2/list?limit=100"; label="--whole-files (Range on)" ;;
+      range) url="http://127.0.0.1:$ranged/v2/list?limit=100"; label="Range honoured" ;;
+      norange) url="http://127.0.0.1:$plain/v2/list?limit=100"; label="Range ignored" ;;
+      esac
+      local o=$d/out-$kind-$t extra=()
+      [[ $t == whole ]] && extra=(--whole-files)
+      : >"$d/times.$kind.$t"
+      for ((r = 1 - WARMUP; r <= ROUNDS; r++)); do
+        rm -rf "$o"; mkdir -p "$o"
+        if s=$(timed "$d/log.$kind.$t" lists_cmd "$o" "$url" "${extra[@]}"); then
+          ((r >= 1)) && echo "$s" >>"$d/times.$kind.$t"
+        else
+          say "  $kind $t: failed"; show_log_tail "$d/log.$kind.$t"; break
+        fi
+      done
+      local wall="n/a" share="n/a" linkratio="n/a" per="n/a" partial="n/a" quality="n/a"
+      [[ -s $d/times.$kind.$t ]] && wall=$(median "$d/times.$kind.$t")
+      if [[ -s $o/manifest.json ]]; then
+        local received whole parts requests items
+        read -r received whole parts requests items < <("${TOOL[@]}" downloads "$o")
+        [[ $t == whole ]] && whole_bytes=$whole
+        share=$(calc "$received / $whole")
+        per=$(calc "$requests / $items")
+        partial="$parts/$items"
+        if is_num "$wall"; then linkratio=$(calc "$whole * 8 / ($mbit * 1e6) / $wall"); fi
+        if [[ $t != whole ]]; then
+          local worst median_psnr cnt
+          read -r worst median_psnr cnt < <("${TOOL[@]}" psnr-dirs "$o" "$d/out-$kind-whole")
+          quality="$worst ($median_psnr)"
+          record lists "$kind.$t.worst_psnr" "$worst"
+        fi
+      fi
+      md "| $kind | $label | $share | $wall | $linkratio | $per | $partial | $quality |"
+      record lists "$kind.$t.share" "$share"; record lists "$kind.$t.seconds" "$wall"
+      record lists "$kind.$t.link_over_wall" "$linkratio"; record lists "$kind.$t.requests_per_image" "$per"
+      declare -g "LISTS_${kind}_${t}_share=$share" "LISTS_${kind}_${t}_wall=$wall" "LISTS_${kind}_${t}_ratio=$linkratio" \
+        "LISTS_${kind}_${t}_psnr=${quality%% *}"
+    done
+    stop_paced_servers
+  done
+  trap - EXIT
+  rm -rf "$d"/out-*
+  say ""
+  for kind in progressive progdc; do
+    local v
+    v="LISTS_${kind}_range_share"; verdict "lists $kind, Range: share of bytes" "${!v:-n/a}" le 0.25
+    v="LISTS_${kind}_norange_share"; verdict "lists $kind, no Range: share of bytes" "${!v:-n/a}" le 0.40
+    v="LISTS_${kind}_range_ratio"; verdict "lists $kind, Range: link s (whole) / wall s" "${!v:-n/a}" ge 3
+    v="LISTS_${kind}_norange_ratio"; verdict "lists $kind, no Range: link s (whole) / wall s" "${!v:-n/a}" ge 3
+    v="LISTS_${kind}_range_psnr"; verdict "lists $kind, Range: worst PSNR vs whole (dB)" "${!v:-n/a}" ge 40
+    v="LISTS_${kind}_norange_psnr"; verdict "lists $kind, no Range: worst PSNR vs whole (dB)" "${!v:-n/a}" ge 40
+  done
+  local slower="n/a"
+  if is_num "${LISTS_baseline_range_wall:-}" && is_num "${LISTS_baseline_whole_wall:-}"; then
+    slower=$(calc "${LISTS_baseline_range_wall} / ${LISTS_baseline_whole_wall}")
+  fi
+  verdict "lists baseline: wall / --whole-files wall" "$slower" le 1.05
+}
+
 # ---------------------------------------------------------------- rerun
 
 rerun_cmd() {
@@ -1366,7 +1490,7 @@ SECTIONS=()
 for a in "$@"; do
   case $a in
   all) SECTIONS+=("${ALL_SECTIONS[@]}"); [[ ${BENCH_SCALE:-0} == 1 ]] && SECTIONS+=(scale) ;;
-  speed | progressive | progdc | progmem | srgb | p3 | rotated | sizes | placeholders | quality | memory | list | rerun | scale | lookalikes | listmem | heic | video | raw) SECTIONS+=("$a") ;;
+  speed | progressive | progdc | progmem | srgb | p3 | rotated | sizes | placeholders | quality | memory | list | lists | rerun | scale | lookalikes | listmem | heic | video | raw) SECTIONS+=("$a") ;;
   -h | --help) usage ;;
   *) echo "unknown section: $a" >&2; usage ;;
   esac

@@ -37,6 +37,11 @@
                                               RGB) between same-stem images:
                                               prints mean, max, count
     benchtool.py tojson TSV OUT               section/key/value lines -> JSON
+    benchtool.py psnr-dirs DIR_A DIR_B        worst and median PSNR of same-named
+                                              images, and their count
+    benchtool.py downloads OUTDIR             received and whole bytes of a list
+                                              run's images, partial items, image
+                                              requests, items
     benchtool.py decoders OUTDIR              "path n, ..." of OUT/stats.json's
                                               decoders, and its non-zero
                                               failed / ignored counts
@@ -369,6 +374,41 @@ def cmd_mad(da, db):
         print(f"n/a\tn/a\t{len(vals)}\tunmatched files ({len(a)} vs {len(b)})")
         return
     print(f"{sum(vals) / len(vals):.3f}\t{max(vals):.3f}\t{len(vals)}")
+
+
+def cmd_psnr_dirs(da, db):
+    """Worst and median PSNR (dB) of the images of DA against those of DB
+    with the same name, and how many: "worst<TAB>median<TAB>n"."""
+    a, b = image_files(da), image_files(db)
+    vals = []
+    for stem in sorted(set(a) & set(b)):
+        x, y = load_rgb(a[stem]), load_rgb(b[stem])
+        vals.append(psnr(x, y) if x.shape == y.shape else 0.0)
+    if not vals or len(vals) != len(a) or len(vals) != len(b):
+        print(f"n/a\tn/a\t{len(vals)}")
+        return
+    vals = sorted(min(v, 100.0) for v in vals)  # identical images: 100
+    print(f"{vals[0]:.1f}\t{vals[len(vals) // 2]:.1f}\t{len(vals)}")
+
+
+def cmd_downloads(outdir):
+    """From OUT/manifest.json and OUT/stats.json: "received<TAB>whole<TAB>
+    partial items<TAB>image requests<TAB>items" (received: the bytes of the
+    images' downloads; whole: their whole sizes)."""
+    with open(os.path.join(outdir, "manifest.json")) as f:
+        manifest = json.load(f)
+    with open(os.path.join(outdir, "stats.json")) as f:
+        stats = json.load(f)
+    received = whole = partial = 0
+    items = manifest.get("items", [])
+    for it in items:
+        d = it.get("download") or {}
+        received += d.get("bytes", 0)
+        whole += d.get("size", it.get("bytes", 0) or 0)
+        partial += 1 if d.get("partial") else 0
+    dl = stats.get("downloads", {})
+    requests = dl.get("requests", 0) - dl.get("pages", 0)
+    print(f"{received}\t{whole}\t{partial}\t{requests}\t{len(items)}")
 
 
 def cmd_tojson(tsv, out):
@@ -748,6 +788,10 @@ def main(argv):
         cmd_icc_name(args[0])
     elif cmd == "mad":
         cmd_mad(args[0], args[1])
+    elif cmd == "psnr-dirs":
+        cmd_psnr_dirs(args[0], args[1])
+    elif cmd == "downloads":
+        cmd_downloads(args[0])
     elif cmd == "tojson":
         cmd_tojson(args[0], args[1])
     elif cmd == "decoders":

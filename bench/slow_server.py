@@ -12,9 +12,16 @@ Every response waits --delay seconds first (network latency stand-in).
                                   limit defaults to 30, at most 100.
     GET /img/NAME.jpg             the image, with ETag and Last-Modified;
                                   If-None-Match / If-Modified-Since give 304.
-    GET /stats[?reset=1]          request counters and the most requests seen
-                                  in flight at once, as JSON (no delay);
-                                  reset=1 zeroes them after answering.
+    GET /stats[?reset=1]          request counters, image body bytes sent and
+                                  the most requests seen in flight at once, as
+                                  JSON (no delay); reset=1 zeroes them after
+                                  answering.
+
+--rate-mbit R paces every image body of every connection together through
+one link of R Mbit/s (a home line), 16 KiB at a time; 0 (default) does not
+pace. --ranges honours `Range: bytes=A-B` / `bytes=A-` (206 with
+Content-Range, Accept-Ranges; If-Range with the ETag or Last-Modified), as
+CDNs do; without it Range is ignored (200, the whole file).
 
 With --port 0 the system picks a free port; it is written to --port-file.
 HTTP/1.1 with keep-alive; one thread per connection.
@@ -58,11 +65,14 @@ class Server(ThreadingHTTPServer):
     request_queue_size = 256
     allow_reuse_address = True
 
-    def __init__(self, addr, handler, image_dir, delay):
+    def __init__(self, addr, handler, image_dir, delay, rate_mbit=0.0, ranges=False):
         super().__init__(addr, handler)
         self.delay = delay
+        self.rate = rate_mbit * 1e6 / 8  # bytes per second, 0 = unpaced
+        self.ranges = ranges
+        self.link_free = 0.0  # when the shared link is next free (time.monotonic)
         self.lock = threading.Lock()
-        self.counts = {"list": 0, "image": 0, "notModified": 0, "notFound": 0}
+        self.counts = {"list": 0, "image": 0, "partial": 0, "notModified": 0, "notFound": 0, "bytes": 0}
         self.in_flight = 0
         self.max_in_flight = 0
         self.images = []
@@ -80,6 +90,21 @@ class Server(ThreadingHTTPServer):
     def count(self, key):
         with self.lock:
             self.counts[key] += 1
+
+    def pace(self, n):
+        """Waits for n bytes' turn on the shared link."""
+        if self.rate <= 0:
+            return
+        with self.lock:
+            now = time.monotonic()
+            start = max(now, self.link_free)
+            self.link_free = start + n / self.rate
+            wait = self.link_free - now
+        time.sleep(wait)
+
+    def sent(self, n):
+        with self.lock:
+            self.counts["bytes"] += n
 
     def enter(self):
         with self.lock:
@@ -193,10 +218,61 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
-        self.server.count("image")
         with open(im["path"], "rb") as f:
             body = f.read()
-        self.send(200, body, "image/jpeg", headers, with_body)
+        code, first = 200, 0
+        wanted = self.byte_range(len(body), im["etag"], lastmod) if self.server.ranges else None
+        if self.server.ranges:
+            headers.append(("Accept-Ranges", "bytes"))
+        if wanted == "unsatisfiable":
+            self.server.count("notFound")
+            return self.send(416, b"", "text/plain", [("Content-Range", f"bytes */{len(body)}")], with_body)
+        if wanted is not None:
+            first, last = wanted
+            headers.append(("Content-Range", f"bytes {first}-{last}/{len(body)}"))
+            body = body[first:last + 1]
+            code = 206
+            self.server.count("partial")
+        else:
+            self.server.count("image")
+        self.send_response(code)
+        self.send_header("Content-Type", "image/jpeg")
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        if not with_body:
+            return
+        try:
+            for at in range(0, len(body), 16384):
+                piece = body[at:at + 16384]
+                self.server.pace(len(piece))
+                self.wfile.write(piece)
+                self.server.sent(len(piece))
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client ended the body early
+
+    def byte_range(self, size, etag, lastmod):
+        """(first, last) of a Range this server honours, "unsatisfiable", or
+        None for the whole file (no Range, a stale If-Range, several ranges)."""
+        spec = self.headers.get("Range")
+        if not spec or not spec.startswith("bytes=") or "," in spec:
+            return None
+        if_range = self.headers.get("If-Range")
+        if if_range is not None and if_range.strip() not in (etag, lastmod):
+            return None
+        a, _, b = spec[6:].strip().partition("-")
+        try:
+            if a == "":
+                first, last = max(0, size - int(b)), size - 1
+            else:
+                first = int(a)
+                last = min(size - 1, int(b)) if b else size - 1
+        except ValueError:
+            return None
+        if first >= size or last < first:
+            return "unsatisfiable"
+        return first, last
 
 
 def main():
@@ -206,14 +282,18 @@ def main():
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--port-file")
     ap.add_argument("--delay", type=float, default=0.05)
+    ap.add_argument("--rate-mbit", type=float, default=0.0)
+    ap.add_argument("--ranges", action="store_true")
     a = ap.parse_args()
-    srv = Server((a.host, a.port), Handler, a.image_dir, a.delay)
+    srv = Server((a.host, a.port), Handler, a.image_dir, a.delay, a.rate_mbit, a.ranges)
     port = srv.server_address[1]
     if a.port_file:
         with open(a.port_file + ".tmp", "w") as f:
             f.write(f"{port}\n")
         os.replace(a.port_file + ".tmp", a.port_file)
-    print(f"serving {len(srv.images)} images on http://{a.host}:{port} (delay {a.delay}s)", file=sys.stderr)
+    print(f"serving {len(srv.images)} images on http://{a.host}:{port} (delay {a.delay}s, "
+          f"{'paced to %g Mbit/s' % a.rate_mbit if a.rate_mbit > 0 else 'unpaced'}, Range {'on' if a.ranges else 'off'})",
+          file=sys.stderr)
     try:
         srv.serve_forever()
     except KeyboardInterrupt:

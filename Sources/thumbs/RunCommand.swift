@@ -126,6 +126,15 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Read at most this many pages of a list.", valueName: "n"))
     var maxPages: Int?
 
+    @Option(name: .customLong("header"), help: ArgumentHelp("""
+        Photo lists: an extra request header (an API key), repeatable; @FILE reads one per line, and so does \
+        the THUMBS_HEADER environment variable. Sent only to the list URL's own origin, never written anywhere.
+        """, valueName: "'name: value'|@file"))
+    var headers: [String] = []
+
+    @Flag(help: "Download every source whole (no partial downloads of progressive JPEGs; every item gets its sha256).")
+    var wholeFiles = false
+
     @Flag(name: .customLong("no-placeholders"), help: "Skip the ThumbHash, BlurHash and average colour of each image.")
     var noPlaceholders = false
 
@@ -151,8 +160,14 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
+    /// `--header` values and files, then THUMBS_HEADER.
+    func listHeaders() throws(RunError) -> [RequestHeader] {
+        try ListHeaders.parse(arguments: headers, environment: ProcessInfo.processInfo.environment[ListHeaders.environmentVariable])
+    }
+
     func validate() throws {
         do {
+            _ = try listHeaders()
             try options.validate()
         } catch {
             throw ValidationError(error.message)
@@ -186,6 +201,8 @@ struct RunCommand: AsyncParsableCommand {
         options.shard = shard
         options.urlField = urlField
         options.maxPages = maxPages
+        options.listHeaders = (try? listHeaders()) ?? []  // checked by validate()
+        options.wholeFiles = wholeFiles
         options.writeReport = report
         options.progress = progress
         options.verbosity = logging.verbosity

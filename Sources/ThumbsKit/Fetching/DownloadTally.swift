@@ -18,5 +18,10 @@ actor DownloadTally {
     func imageOK() { counters.ok += 1 }
     func imageFailed() { counters.failed += 1 }
     func notModified() { counters.notModified += 1 }
+    /// An image downloaded in part: `saved` bytes of it were never fetched.
+    func partial(saved: Int64) {
+        counters.partial += 1
+        counters.bytesSaved += saved
+    }
 }
 

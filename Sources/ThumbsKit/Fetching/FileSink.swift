@@ -21,6 +21,11 @@ final class FileSink {
         if failure != 0 { throw Failure(message: "cannot write a download to \(path): \(errnoText(failure))") }
     }
 
+    func write(_ bytes: UnsafeRawBufferPointer) throws(Failure) {
+        let failure = writeAll(fd, bytes)
+        if failure != 0 { throw Failure(message: "cannot write a download to \(path): \(errnoText(failure))") }
+    }
+
     func close() throws(Failure) {
         guard fd >= 0 else { return }
         defer { fd = -1 }

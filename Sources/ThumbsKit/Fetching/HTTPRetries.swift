@@ -27,10 +27,11 @@ extension HTTPSession {
             if interrupt.isRaised { return (.failure(.interruptedRequest), attempts) }
             let delay = retry.delay(afterAttempt: attempts, retryAfter: failure.retryAfter)
             await tally.retry()
+            failure.message = RemoteURL.redacted(failure.message)
             let level: Console.Level = console.format == .json ? .info : .debug
             console.event("retry", level: level,
                           "retrying in \(String(format: "%.1f", delay)) s (attempt \(attempts + 1) of \(retry.retries + 1)): \(failure.message)",
-                          fields: ["url": .string(url), "attempt": .number(Double(attempts + 1)),
+                          fields: ["url": .string(RemoteURL.redacted(url)), "attempt": .number(Double(attempts + 1)),
                                    "delaySeconds": .number((delay * 1000).rounded() / 1000),
                                    "message": .string(failure.message)])
             await RequestDeadline.sleep(seconds: delay, interrupt: interrupt)

@@ -32,6 +32,10 @@ final class HTTPSession: Sendable {
     let console: Console
     /// Holds image bodies until ItemProcessor has decoded (and removed) them.
     let temporaryDirectory: String
+    /// Whether a JPEG with this header (its bytes up to the first scan's
+    /// header) makes every thumbnail from its DC scans alone: then only its
+    /// first bytes are downloaded (`fetchPrefix`). Nil with `--whole-files`.
+    let partialDownloads: (@Sendable ([UInt8]) -> Bool)?
     let maxRedirects = 5
     let userAgent = "thumbs/\(ThumbsVersion.current)"
     private let closed = Latch()
@@ -44,6 +48,12 @@ final class HTTPSession: Sendable {
         limiter = HostRateLimiter(requestsPerSecond: options.rate)
         slots = AsyncSemaphore(permits: options.downloadJobs)
         self.console = console
+        let settings = options.output, limits = DecodeLimits(maxPixels: options.maxPixels, failOn: options.failOn)
+        if options.wholeFiles {
+            partialDownloads = nil
+        } else {
+            partialDownloads = { @Sendable (header: [UInt8]) -> Bool in Self.decodesFromDC(header, settings: settings, limits: limits) }
+        }
 
         let parent = NSTemporaryDirectory().trimmingSuffix("/")
         Self.sweepAbandoned(in: parent)
@@ -93,6 +103,13 @@ final class HTTPSession: Sendable {
     /// A new, unused path in the download folder.
     func temporaryFile() -> String {
         temporaryDirectory + "/" + UUID().uuidString.lowercased() + ".download"
+    }
+
+    /// The decode `Thumbnailer.plan` chooses for this header is the 1/8 DC
+    /// decode of a progressive file. (A libjpeg header read: microseconds.)
+    static func decodesFromDC(_ header: [UInt8], settings: OutputSettings, limits: DecodeLimits) -> Bool {
+        let plan = try? header.withUnsafeBytes { raw throws(ItemError) in try Thumbnailer.plan(raw, settings: settings, limits: limits) }
+        return plan?.path == .jpegDCProgressive
     }
 
     static let folderPrefix = "thumbs-downloads-"

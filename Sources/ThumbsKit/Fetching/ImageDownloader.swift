@@ -46,6 +46,9 @@ struct ImageDownloader: RemoteFetching {
 
         let session = self.session, headers = conditional
         let clock = ContinuousClock.now
+        if let acceptsHeader = session.partialDownloads {
+            return await fetchPrefix(url, conditional: headers, earlier: earlier, acceptsHeader: acceptsHeader, clock: clock)
+        }
         let (result, attempts) = await session.withRetries(url) {
             await session.slots.withPermit {
                 await session.get(url, headers: headers, accept: Self.accept,
@@ -69,6 +72,43 @@ struct ImageDownloader: RemoteFetching {
                 etag: response.etag, lastModified: response.lastModified))
         case .failure(let failure) where failure.interrupted:
             // Abandoned, not failed: see `RemoteInterruption`.
+            return .failed(ItemError(failure.code, failure.message), nil)
+        case .failure(let failure):
+            await session.tally.imageFailed()
+            return .failed(ItemError(failure.code, failure.message), DownloadRecord(
+                url: url, status: failure.status, bytes: failure.bytes, attempts: attempts, ms: ms))
+        }
+    }
+
+    /// `fetchNow` with partial downloads (`HTTPSession.fetchPrefix`).
+    private func fetchPrefix(
+        _ url: String, conditional: HTTPHeaders, earlier: DownloadRecord?, acceptsHeader: @escaping @Sendable ([UInt8]) -> Bool,
+        clock: ContinuousClock.Instant
+    ) async -> FetchResult {
+        let session = self.session
+        let (result, attempts) = await session.withRetries(url) {
+            await session.slots.withPermit {
+                await session.fetchPrefix(url, conditional: conditional, accept: Self.accept, acceptsHeader: acceptsHeader)
+            }
+        }
+        let ms = Elapsed.milliseconds(since: clock)
+        switch result {
+        case .success(.notModified(let etag, let lastModified)):
+            await session.tally.notModified()
+            return .notModified(DownloadRecord(
+                url: url, status: 304, bytes: 0, attempts: attempts, ms: ms,
+                etag: etag ?? earlier?.etag, lastModified: lastModified ?? earlier?.lastModified))
+        case .success(.file(let path, let status, let received, let size, let partial, let etag, let lastModified)):
+            await session.tally.imageOK()
+            if partial, let size { await session.tally.partial(saved: max(0, size - received)) }
+            var record = DownloadRecord(url: url, status: status, bytes: received, attempts: attempts, ms: ms,
+                                        etag: etag, lastModified: lastModified)
+            if partial {
+                record.size = size
+                record.partial = true
+            }
+            return .downloaded(file: path, download: record)
+        case .failure(let failure) where failure.interrupted:
             return .failed(ItemError(failure.code, failure.message), nil)
         case .failure(let failure):
             await session.tally.imageFailed()

@@ -7,6 +7,9 @@ struct ListReader: Sendable {
     let urlField: String?
     let maxPages: Int?
     let console: Console
+    /// `--header`: sent with every page whose origin is the list URL's, and
+    /// nowhere else (not to images, not across a redirect to another origin).
+    var headers: [RequestHeader] = []
     /// Told of every page's new entries as soon as they are read.
     var onEntries: (@Sendable ([ListEntry]) async -> Void)? = nil
 
@@ -70,6 +73,8 @@ struct ListReader: Sendable {
     /// exits 3 after writing the manifest (PRODUCT.md).
     /// Ctrl-C or SIGTERM while a page is read ends the read with exit 130.
     private func readRemote(_ url: String) async throws(RunError) -> Content {
+        // Messages and logs show API keys in the URL as `client_id=…`.
+        let shown = RemoteURL.redacted(url)
         var entries: [ListEntry] = []
         var seen = Set<ListEntry>()
         var next: String? = url
@@ -80,8 +85,9 @@ struct ListReader: Sendable {
             if let maxPages, pages >= maxPages { break }
             visited.insert(pageURL)
             let session = self.session
+            let secret = ListHeaders.http(headers), origin = RemoteURL.origin(of: url)
             let (result, _) = await session.withRetries(pageURL) {
-                await session.get(pageURL, accept: Self.accept, into: .memory, wantsImage: false)
+                await session.get(pageURL, originHeaders: secret, origin: origin, accept: Self.accept, into: .memory, wantsImage: false)
             }
             let response: TransferResponse
             switch result {
@@ -89,15 +95,15 @@ struct ListReader: Sendable {
                 response = ok
             case .failure(let failure):
                 if failure.interrupted {
-                    let which = pages == 0 ? "the photo list \(url)" : "page \(pages + 1) of the photo list \(url)"
+                    let which = pages == 0 ? "the photo list \(shown)" : "page \(pages + 1) of the photo list \(shown)"
                     throw RunError(.interrupted, "interrupted while reading \(which); nothing was processed or written")
                 }
                 if pages > 0, let status = failure.status, status == 404 || status == 410 {
                     console.event("list-end", level: .warning,
-                                  "\(pageURL) answered HTTP \(status); the list \(url) ends after \(pages) pages")
+                                  "\(RemoteURL.redacted(pageURL)) answered HTTP \(status); the list \(shown) ends after \(pages) pages")
                     return .entries(entries)
                 }
-                let which = pages == 0 ? "the photo list" : "page \(pages + 1) of the photo list \(url)"
+                let which = pages == 0 ? "the photo list" : "page \(pages + 1) of the photo list \(shown)"
                 throw .fatal("cannot read \(which): \(failure.message)")
             }
             if pages == 0 && isImage(response) {
@@ -110,9 +116,9 @@ struct ListReader: Sendable {
             let linkNext = LinkHeader.target(rel: "next", in: response.headers[canonicalForm: "link"].map(String.init),
                                              base: URL(string: response.url))
             let page = try parse(response.body ?? Data(), base: URL(string: response.url),
-                                 what: pages == 1 ? "the photo list \(url)" : "page \(pages) of the photo list \(url) (\(pageURL))")
-            console.event("list-page", level: .debug, "\(pageURL): \(page.count) entries",
-                          fields: ["url": .string(pageURL), "entries": .number(Double(page.count)), "page": .number(Double(pages))])
+                                 what: pages == 1 ? "the photo list \(shown)" : "page \(pages) of the photo list \(shown) (\(RemoteURL.redacted(pageURL)))")
+            console.event("list-page", level: .debug, "\(RemoteURL.redacted(pageURL)): \(page.count) entries",
+                          fields: ["url": .string(RemoteURL.redacted(pageURL)), "entries": .number(Double(page.count)), "page": .number(Double(pages))])
             if page.isEmpty { break }
             // `seen` exists from the second page on: a list of one big page
             // (a million entries) is held once, not also in a set and a copy.
@@ -128,8 +134,8 @@ struct ListReader: Sendable {
                 // The message names the page that gave the link, not a page
                 // that never was.
                 let read = entries.count == 1 ? "1 entry" : "\(entries.count) entries"
-                return .entries(entries, refused: "page \(pages) of the photo list \(url) (\(pageURL)) has a Link rel=\"next\" "
-                                + "that thumbs does not follow: \(problem); the list ends there, after \(read) on \(pages) "
+                return .entries(entries, refused: "page \(pages) of the photo list \(shown) (\(RemoteURL.redacted(pageURL))) has a Link rel=\"next\" "
+                                + "that thumbs does not follow: \(RemoteURL.redacted(problem)); the list ends there, after \(read) on \(pages) "
                                 + (pages == 1 ? "page" : "pages"))
             }
             if next != nil { seen.formUnion(fresh) }

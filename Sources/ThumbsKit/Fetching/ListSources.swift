@@ -33,7 +33,8 @@ enum ListSources {
     ) async throws(RunError) -> Resolved {
         let session = try HTTPSession(options: options, console: console, interrupt: interrupt)
         var downloader = ImageDownloader(session: session)
-        var reader = ListReader(session: session, urlField: options.urlField, maxPages: options.maxPages, console: console)
+        var reader = ListReader(session: session, urlField: options.urlField, maxPages: options.maxPages, console: console,
+                                headers: options.listHeaders)
         if isFreshRun(options) {
             let prefetcher = Prefetcher(limit: 2 * max(1, options.downloadJobs))
             downloader.prefetcher = prefetcher
@@ -76,7 +77,7 @@ enum ListSources {
         of source: String, reader: ListReader, options: RunOptions, console: Console,
         standardInput: @escaping @Sendable () async -> Data
     ) async throws(RunError) -> (items: [SourceItem], refused: String?) {
-        let label = source == "-" ? "the list on standard input" : "the photo list \(source)"
+        let label = source == "-" ? "the list on standard input" : "the photo list \(RemoteURL.redacted(source))"
         switch try await reader.read(source, standardInput: standardInput) {
         case .image(let url):
             let id = RemoteURL.lastSegment(of: url) ?? "image"

@@ -117,6 +117,8 @@ public enum ManifestWriter {
             out.raw(", \"status\": ")
             if let status = d.status { out.int(status) } else { out.raw("null") }
             out.raw(", \"bytes\": "); out.int(d.bytes)
+            if let v = d.size { out.raw(", \"size\": "); out.int(v) }
+            if d.partial == true { out.raw(", \"partial\": true") }
             out.raw(", \"attempts\": "); out.int(d.attempts)
             out.raw(", \"ms\": "); out.number(d.ms)
             if let v = d.etag { out.raw(", \"etag\": "); out.string(v) }

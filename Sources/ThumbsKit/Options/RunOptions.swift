@@ -27,6 +27,12 @@ public struct RunOptions: Sendable {
     public var writeReport: Bool
     public var urlField: String?
     public var maxPages: Int?
+    /// `--header`, `--header @FILE` and THUMBS_HEADER: sent with a photo
+    /// list's pages, only to the list URL's own origin (`ListReader`).
+    public var listHeaders: [RequestHeader] = []
+    /// `--whole-files`: every source downloaded whole (no partial downloads
+    /// of progressive JPEGs), so that every item gets its sha256.
+    public var wholeFiles = false
     /// Remove outputs of sources that are gone since the previous run.
     public var prune: Bool
     /// `--max-prune`: a prune that would remove the outputs of more of the

@@ -104,6 +104,12 @@ struct ItemProcessor: Sendable {
                 }
             }
             record.download = download
+            if download.partial == true {
+                // Only the first bytes came (issue 24): no digest of the
+                // source; its size is the whole file's.
+                record.sha256 = nil
+                record.bytes = download.size
+            }
             return record
         }
     }

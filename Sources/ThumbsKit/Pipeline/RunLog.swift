@@ -25,7 +25,7 @@ struct RunLog {
 
     func start(images: Int, out: OutputDirectory, jobs: Int, resumed: Bool) {
         console.event("start", level: .info,
-                      "thumbs: \(images) images from \(options.sources.joined(separator: " ")) → \(out.root)"
+                      "thumbs: \(images) images from \(options.sources.map(RemoteURL.redacted).joined(separator: " ")) → \(out.root)"
                         + (resumed ? " (resuming an unfinished run)" : ""),
                       fields: ["images": .number(Double(images)), "out": .string(out.root),
                                "jobs": .number(Double(jobs)), "resumed": .bool(resumed)])

@@ -127,7 +127,9 @@ public struct ReportWriter: Sendable {
                 + "\(ReportFormat.int(outputs)) file\(outputs == 1 ? "" : "s")", into: &out)
         let d = s.downloads
         fact("Downloads", d.requests > 0 ? "\(ReportFormat.int(d.requests)) requests" : "none",
-             d.requests > 0 ? "\(ReportFormat.bytes(d.bytes)) · \(ReportFormat.int(d.retries)) retries" : "local files only", into: &out)
+             d.requests > 0 ? "\(ReportFormat.bytes(d.bytes)) · \(ReportFormat.int(d.retries)) retries"
+                + (d.partial > 0 ? " · \(ReportFormat.bytes(d.bytesSaved)) saved by \(ReportFormat.int(d.partial)) partial downloads" : "")
+                : "local files only", into: &out)
         out += "</dl></div>\n"
 
         // The settings as the options that produced them.

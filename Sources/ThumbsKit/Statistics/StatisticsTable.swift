@@ -33,6 +33,9 @@ public struct StatisticsTable: Sendable {
                 ["retries", Self.int(d.retries)], ["not modified", Self.int(d.notModified)],
                 ["bytes", Self.bytes(d.bytes)], ["list pages", Self.int(d.pages)],
             ]
+            if d.partial > 0 {
+                rows += [["partial", Self.int(d.partial)], ["bytes saved", Self.bytes(d.bytesSaved)]]
+            }
             for status in d.byStatus.sortedKeys {
                 rows.append(["HTTP \(status)", Self.int(d.byStatus[status] ?? 0)])
             }

@@ -68,7 +68,7 @@ final class StatisticsTests: XCTestCase {
         let counts = json["counts"] as! [String: Any]
         XCTAssertEqual(Set(counts.keys), ["discovered", "ok", "unchanged", "duplicate", "failed", "ignored", "unreadable"])
         let downloads = json["downloads"] as! [String: Any]
-        XCTAssertEqual(Set(downloads.keys), ["requests", "ok", "failed", "retries", "notModified", "bytes", "pages", "byStatus"])
+        XCTAssertEqual(Set(downloads.keys), ["requests", "ok", "failed", "retries", "notModified", "bytes", "pages", "byStatus", "partial", "bytesSaved"])
         let summary = (json["time"] as! [String: Any])["perImageMs"] as! [String: Any]
         XCTAssertEqual(Set(summary.keys), ["count", "min", "max", "mean", "p50", "p95"])
     }
