@@ -110,4 +110,27 @@ final class RawFileSourceTests: TemporaryFolderTestCase {
         for i in 0..<4 { damaged[field + i] = 0xFF }
         try assertSame(damaged, box: 32, "preview length past the end")
     }
+
+    /// The preview is read after the hash: a file rewritten in between fails
+    /// the item (`io`, read again next run) instead of pairing one file's
+    /// hash with another's picture.
+    func testRAWChangedAfterItsHashFailsAsChanged() throws {
+        let full = TestDNG.jpegPreview(root, name: "full", width: 1200, height: 800)
+        let layout = TestDNG.make(width: 1200, height: 800, previews: [full])
+        let path = root + "/changing.dng"
+        try Data(layout.bytes).write(to: URL(fileURLWithPath: path))
+        let file = try SourceFile(path: path)
+        let limits = DecodeLimits()
+        let plan = try XCTUnwrap(try RawDecoder.plan(file, settings: Self.settings(256), limits: limits))
+        XCTAssertEqual(plan.path, .rawPreview)
+        // Rewritten in place: same size, another modification time.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.write(contentsOf: Data(layout.bytes))
+        try handle.close()
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: path)
+        XCTAssertThrowsError(try RawDecoder.decode(file, plan: plan, limits: limits)) { error in
+            XCTAssertEqual((error as? ItemError)?.code, .io)
+            XCTAssertTrue((error as? ItemError)?.message.contains("changed while being read") == true, "\(error)")
+        }
+    }
 }
