@@ -1,8 +1,8 @@
 // Camera RAWs through LibRaw's C++ class (the thread-safe libraw_r), for
 // CRawShim.h. C++ to reach what the C API hides: where the thumbnail's bytes
 // are in the file (so that thumbs decodes the preview in place, without
-// LibRaw copying it), and LibRaw's datastreams (to read an open file by
-// ranges, `DescriptorStream`).
+// LibRaw copying it), and LibRaw's datastreams (`BoundedStream`: an open
+// file read by ranges, and a budget on LibRaw's reads).
 
 #include "CRawShim.h"
 
@@ -47,22 +47,57 @@ void on_memory_error(void *data, const char * /*file*/, const char *where) {
 }
 
 
-/// LibRaw's input from an open file: pread through a 64 KiB window, so that
-/// opening a RAW reads its directories and maker notes (a few small reads)
-/// instead of the whole file, and a development reads the sensor data once,
-/// in large reads straight into LibRaw's buffers. The descriptor is the
-/// caller's (never closed here). Positions and lengths are clamped to the
-/// file's size as LibRaw_buffer_datastream clamps them, so the same bytes
-/// give LibRaw the same answers from memory and from a file; a read error
-/// ends the data there (LibRaw then reports its own "unexpected end").
-/// Only I/O: no byte of the file is interpreted here.
-class DescriptorStream : public LibRaw_abstract_datastream {
-  public:
-    DescriptorStream(int fd, INT64 size) : fd_(fd), size_(size < 0 ? 0 : size) {}
+/// `omp_in_parallel` of the libgomp LibRaw loaded (false without one).
+bool in_parallel_region() {
+    typedef int (*in_parallel_fn)(void);
+    static in_parallel_fn in_parallel =
+        reinterpret_cast<in_parallel_fn>(dlsym(RTLD_DEFAULT, "omp_in_parallel"));
+    return in_parallel && in_parallel() != 0;
+}
 
-    int valid() override { return fd_ >= 0; }
+/// LibRaw's input, from memory or from an open file, with a budget.
+///
+/// From a file: pread through a 64 KiB window, so that opening a RAW reads
+/// its directories and maker notes (a few small reads) instead of the whole
+/// file, and a development reads the sensor data once, in large reads
+/// straight into LibRaw's buffers. The descriptor is the caller's (never
+/// closed here); a read error ends the data there (LibRaw then reports its
+/// own "unexpected end"). From memory the whole buffer is the window.
+/// Positions and lengths are clamped to the size as LibRaw's own
+/// LibRaw_buffer_datastream clamps them.
+///
+/// The budget: some of LibRaw's parsers loop on counts read from the file
+/// (parse_phase_one walks up to 2^32 entries of a damaged IIQ, reading on
+/// past its end for minutes). Past a million reads at the end of the
+/// data, or far more reads than any parse or decode of this many bytes
+/// makes, the stream throws LibRaw's I/O exception, which LibRaw turns into
+/// LIBRAW_IO_ERROR; never inside one of LibRaw's OpenMP regions (an
+/// exception must not leave one), where the reads just see the end.
+/// Only I/O: no byte of the file is interpreted here (scanf_one excepted,
+/// on a NUL-terminated copy of at most 63 bytes).
+class BoundedStream : public LibRaw_abstract_datastream {
+  public:
+    BoundedStream(const unsigned char *buf, INT64 size, Complaint *complaint)
+        : fd_(-1), size_(size < 0 ? 0 : size), complaint_(complaint), window_(buf), window_length_((size_t) size_),
+          own_(nullptr) {
+        set_budget();
+    }
+
+    BoundedStream(int fd, INT64 size, Complaint *complaint)
+        : fd_(fd), size_(size < 0 ? 0 : size), complaint_(complaint), window_(nullptr), window_length_(0),
+          own_(static_cast<unsigned char *>(malloc(kWindow))) {
+        window_ = own_;
+        set_budget();
+    }
+
+    ~BoundedStream() override { free(own_); }
+    BoundedStream(const BoundedStream &) = delete;
+    BoundedStream &operator=(const BoundedStream &) = delete;
+
+    int valid() override { return window_ != nullptr; }
 
     int read(void *ptr, size_t size, size_t nmemb) override {
+        spend();
         if (size == 0 || nmemb == 0 || pos_ >= size_)
             return 0;
         size_t want = nmemb > SIZE_MAX / size ? SIZE_MAX : size * nmemb;
@@ -79,6 +114,8 @@ class DescriptorStream : public LibRaw_abstract_datastream {
                 memcpy(out + done, window_ + at, n);
                 done += n;
                 pos_ += (INT64) n;
+            } else if (fd_ < 0) {
+                break;
             } else if (want - done >= kWindow) {
                 // Large reads (sensor data) go straight to LibRaw's buffer.
                 ssize_t n = read_at(out + done, want - done, pos_);
@@ -95,6 +132,7 @@ class DescriptorStream : public LibRaw_abstract_datastream {
     }
 
     int seek(INT64 o, int whence) override {
+        spend();
         INT64 base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? pos_ : whence == SEEK_END ? size_ : -1;
         if (base < 0)
             return 0;
@@ -111,20 +149,18 @@ class DescriptorStream : public LibRaw_abstract_datastream {
     INT64 size() override { return size_; }
 
     int get_char() override {
-        if (pos_ >= size_ || (!in_window() && !fill()))
-            return -1;
-        unsigned char c = window_[pos_ - window_start_];
-        pos_++;
-        return c;
+        spend();
+        return next();
     }
 
     /// fgets: up to `sz` - 1 bytes, through the first newline.
     char *gets(char *s, int sz) override {
+        spend();
         if (!s || sz < 1 || pos_ >= size_)
             return nullptr;
         int n = 0;
         while (n < sz - 1) {
-            int c = get_char();
+            int c = next();
             if (c < 0)
                 break;
             s[n++] = (char) c;
@@ -138,13 +174,14 @@ class DescriptorStream : public LibRaw_abstract_datastream {
     /// One sscanf conversion at the position, which then moves past the
     /// token (at most 24 bytes), as LibRaw_buffer_datastream does.
     int scanf_one(const char *fmt, void *val) override {
+        spend();
         if (pos_ >= size_)
             return 0;
         char text[64];
         INT64 start = pos_;
         int n = 0;
         while (n < (int) sizeof text - 1) {
-            int c = get_char();
+            int c = next();
             if (c < 0)
                 break;
             text[n++] = (char) c;
@@ -171,14 +208,43 @@ class DescriptorStream : public LibRaw_abstract_datastream {
 
   private:
     static const size_t kWindow = 64 << 10;
+    static const unsigned long long kPastEnd = 1000000;
+
+    /// Reads allowed: 16 a byte and 64 million more. LibRaw's bit readers
+    /// take a call a byte, some parsers a few; no real file comes near.
+    void set_budget() { budget_ = 16ULL * (unsigned long long) size_ + (64ULL << 20); }
+
+    /// One read or seek; throws when the budget is spent (see above).
+    void spend() {
+        operations_++;
+        if (pos_ >= size_)
+            past_end_++;
+        if ((past_end_ > kPastEnd || operations_ > budget_) && !in_parallel_region()) {
+            if (complaint_ && !complaint_->set) {
+                complaint_->set = true;
+                snprintf(complaint_->text, sizeof complaint_->text, "it kept reading %s: a damaged or hostile file",
+                         past_end_ > kPastEnd ? "past the end of the file" : "the same bytes over and over");
+            }
+            throw LIBRAW_EXCEPTION_IO_CORRUPT;
+        }
+    }
+
+    /// The byte at the position, or -1 at the end.
+    int next() {
+        if (pos_ >= size_ || (!in_window() && (fd_ < 0 || !fill())))
+            return -1;
+        unsigned char c = window_[pos_ - window_start_];
+        pos_++;
+        return c;
+    }
 
     bool in_window() const { return pos_ >= window_start_ && pos_ < window_start_ + (INT64) window_length_; }
 
-    /// The window at the position; false at the end or on a read error.
+    /// The window at the position (from the file); false at the end or on a read error.
     bool fill() {
         window_start_ = pos_;
         window_length_ = 0;
-        ssize_t n = read_at(window_, kWindow, pos_);
+        ssize_t n = read_at(own_, kWindow, pos_);
         if (n <= 0)
             return false;
         window_length_ = (size_t) n;
@@ -201,18 +267,23 @@ class DescriptorStream : public LibRaw_abstract_datastream {
 
     int fd_;
     INT64 size_;
+    Complaint *complaint_;
+    const unsigned char *window_;
+    size_t window_length_;
+    unsigned char *own_;
     INT64 pos_ = 0;
     INT64 window_start_ = 0;
-    size_t window_length_ = 0;
-    unsigned char window_[kWindow];
+    unsigned long long operations_ = 0;
+    unsigned long long past_end_ = 0;
+    unsigned long long budget_ = 0;
 };
 
 /// A LibRaw object on the heap (it is large), quiet, with its complaints kept.
 struct Session {
     LibRaw *raw;
     Complaint complaint;
-    /// The file's stream when reading from a descriptor (LibRaw does not own it).
-    DescriptorStream *stream;
+    /// LibRaw's input (LibRaw does not own it).
+    BoundedStream *stream;
 
     Session() : raw(new (std::nothrow) LibRaw(LIBRAW_OPTIONS_NONE)), complaint(), stream(nullptr) {
         if (raw) {
@@ -240,13 +311,16 @@ struct Session {
     }
 
     int open(const shim_raw_input &input) {
-        // LibRaw only reads the buffer; its API takes it non-const.
+        if (input.len > (size_t) INT64_MAX)
+            return LIBRAW_TOO_BIG;
         if (input.buf)
-            return raw->open_buffer(const_cast<void *>(input.buf), input.len);
-        if (input.fd < 0 || input.len > (size_t) INT64_MAX)
+            stream = new (std::nothrow)
+                BoundedStream(static_cast<const unsigned char *>(input.buf), (INT64) input.len, &complaint);
+        else if (input.fd >= 0)
+            stream = new (std::nothrow) BoundedStream(input.fd, (INT64) input.len, &complaint);
+        else
             return LIBRAW_IO_ERROR;
-        stream = new (std::nothrow) DescriptorStream(input.fd, (INT64) input.len);
-        if (!stream)
+        if (!stream || !stream->valid())
             return LIBRAW_UNSUFFICIENT_MEMORY;
         return raw->open_datastream(stream);
     }

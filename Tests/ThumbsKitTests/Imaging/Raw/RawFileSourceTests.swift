@@ -4,7 +4,7 @@ import XCTest
 @testable import ThumbsKit
 
 /// A RAW read from its file by ranges (`RawSource.file`, LibRaw through
-/// `DescriptorStream`) says and makes exactly what the same bytes in memory
+/// `BoundedStream`) says and makes exactly what the same bytes in memory
 /// do: the same plan (kind, the photo's size and orientation, the preview
 /// chosen), the same thumbnails, or the same error. On ExifTool's
 /// containers, on DNGs with and without a preview that serves (LibRaw then

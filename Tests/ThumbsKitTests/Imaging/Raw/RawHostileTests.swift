@@ -96,4 +96,33 @@ final class RawHostileTests: TemporaryFolderTestCase {
             compactBytesHalf: 0, compactBytesQuarter: 0, compactBytesFull: 0))]
         XCTAssertNil(RawPreviewFinder.choose(previews, photo: (60000, 40000), orientation: 1, needed: (256, 171), maxPixels: 100_000_000))
     }
+
+    /// ExifTool's IIQ with one byte inserted (found by fuzz/raw.sh): LibRaw's
+    /// parse_phase_one then walks 2^32 directory entries, reading on past
+    /// the end for minutes. CRawShim's read budget ends it: one failed item
+    /// within a second, from memory and from the file.
+    func testIIQWhoseDirectoryNeverEndsFailsQuickly() throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/raw").path
+        var fixture = [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixtures + "/PhaseOne.iiq")))
+        fixture.insert(0xF0, at: 1788)
+        let bytes = fixture
+        let path = root + "/loop.iiq"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let file = try SourceFile(path: path)
+        var box = OutputSettings()
+        box.sizes = [ThumbSize(width: 256, height: 256)]
+        let settings = box, limits = DecodeLimits()
+        assertFinishes(within: 20, "a PhaseOne directory of 2^32 entries") {
+            for (name, outcome) in [("memory", Self.run(bytes, box: 256)),
+                                    ("file", Result { () throws(ItemError) in try RawDecoder.plan(file, settings: settings, limits: limits)?.path ?? .libvips })] {
+                switch outcome {
+                case .success(let path): XCTFail("\(name): decoded by \(path)")
+                case .failure(let error):
+                    XCTAssertTrue(error.message.contains("LibRaw cannot open this IIQ file"), "\(name): \(error.message)")
+                    XCTAssertTrue(error.message.contains("kept reading past the end"), "\(name): \(error.message)")
+                }
+            }
+        }
+    }
 }
