@@ -252,7 +252,9 @@ struct ItemProcessor: Sendable {
                 // A camera RAW, read by ranges from its file.
                 reserved = await memory.reserve(plan.peakBytes)
                 decoded = try await decoders.run { () throws(ItemError) -> DecodedImage in
-                    try RawDecoder.decode(file, plan: plan, limits: limits)
+                    // A development's sensor data, as below for coefficients.
+                    defer { if plan.peakBytes >= MemoryBudget.trimAfter { MemoryTrim.releaseFreePages() } }
+                    return try RawDecoder.decode(file, plan: plan, limits: limits)
                 }
             } else if let file = bytes.streamed {
                 // A video: its poster frame, read from the file by ranges.
