@@ -76,15 +76,24 @@ final class RawFileSourceTests: TemporaryFolderTestCase {
         let full = TestDNG.jpegPreview(root, name: "full", width: 1200, height: 800)
         let small = TestDNG.jpegPreview(root, name: "small", width: 300, height: 200)
         let wide = TestDNG.jpegPreview(root, name: "wide", width: 1200, height: 600)
-        let cases: [(String, TestDNG.Layout, Int)] = [
+        var cases: [(String, TestDNG.Layout, Int)] = [
             ("full-size preview at 1/8", TestDNG.make(width: 1200, height: 800, previews: [full, small]), 100),
             ("rotated", TestDNG.make(width: 1200, height: 800, orientation: 6, previews: [full]), 256),
             ("letterboxed preview: developed at half size", TestDNG.make(width: 1200, height: 800, previews: [wide]), 256),
             ("no preview covers: developed in full", TestDNG.make(width: 1200, height: 800, previews: [small]), 1024),
         ]
+        // A preview whose segments before the scan outgrow the first read
+        // from a file (two 65 KB APP9 blocks): probed again in full.
+        var padded = small
+        let block: [UInt8] = [0xFF, 0xE9, 0xFF, 0xFF] + [UInt8](repeating: 0x55, count: 0xFFFD)
+        padded.jpeg.insert(contentsOf: block + block, at: 2)
+        XCTAssertGreaterThan(padded.jpeg.count, 2 * RawPreviewFinder.headerBytes)
+        cases.append(("preview with 130 KB of segments before its scan",
+                      TestDNG.make(width: 1200, height: 800, previews: [padded]), 256))
         for (name, layout, box) in cases {
             let memory = fromMemory(layout.bytes, box: box)
             XCTAssertFalse(memory.hasPrefix("error"), "\(name): \(memory)")
+            if name.hasPrefix("preview with") { XCTAssertTrue(memory.hasPrefix("rawPreview"), memory) }
             try assertSame(layout.bytes, box: box, name)
         }
     }
