@@ -210,9 +210,9 @@ class BoundedStream : public LibRaw_abstract_datastream {
     static const size_t kWindow = 64 << 10;
     static const unsigned long long kPastEnd = 1000000;
 
-    /// Reads allowed: 16 a byte and 64 million more. LibRaw's bit readers
+    /// Reads allowed: 16 a byte and 8 million more. LibRaw's bit readers
     /// take a call a byte, some parsers a few; no real file comes near.
-    void set_budget() { budget_ = 16ULL * (unsigned long long) size_ + (64ULL << 20); }
+    void set_budget() { budget_ = 16ULL * (unsigned long long) size_ + (8ULL << 20); }
 
     /// One read or seek; throws when the budget is spent (see above).
     void spend() {
