@@ -1,9 +1,9 @@
 #ifndef CRAWSHIM_H
 #define CRAWSHIM_H
 
-// Camera RAWs through LibRaw (raw_shim.cpp), from bytes already in memory:
-// what a RAW holds without decoding a pixel, and its development into 8-bit
-// sRGB pixels. LibRaw is kept quiet (its data and memory error callbacks
+// Camera RAWs through LibRaw (raw_shim.cpp), from bytes in memory or from an
+// open file read by ranges: what a RAW holds without decoding a pixel, and
+// its development into 8-bit sRGB pixels. LibRaw is kept quiet (its data and memory error callbacks
 // record the first message instead of printing it) and within a thread count.
 
 #include <stddef.h>
@@ -32,6 +32,16 @@ typedef struct {
     int colors;
 } shim_raw_facts;
 
+/// Where LibRaw reads the RAW: `buf` (`len` bytes) when not NULL; else the
+/// open file `fd` (`len` bytes, as fstat said), read with pread through a
+/// small window and never closed here, so that a 25 MB RAW whose preview is
+/// all thumbs needs is never held whole.
+typedef struct {
+    const void *buf;
+    size_t len;
+    int fd;
+} shim_raw_input;
+
 /// 8-bit pixels from a development: malloc'd, rows packed, `bands` 3 (RGB).
 typedef struct {
     unsigned char *pixels;
@@ -39,15 +49,15 @@ typedef struct {
     int bands;
 } shim_raw_image;
 
-/// Opens the RAW in `buf` and fills `facts`. 0, or LibRaw's error code with
+/// Opens the RAW and fills `facts`. 0, or LibRaw's error code with
 /// a message in `message` (NUL-terminated, at most `message_length` bytes).
-int shim_raw_facts_read(const void *buf, size_t len, shim_raw_facts *facts, char *message, size_t message_length);
+int shim_raw_facts_read(shim_raw_input input, shim_raw_facts *facts, char *message, size_t message_length);
 
 /// Develops the RAW: camera white balance, sRGB, 8 bits, no flip applied
 /// (the caller tags the orientation), at half size when `half_size`, using
 /// at most `threads` OpenMP threads. Refuses sensor data over `max_raw_pixels`
 /// before unpacking it. 0, or LibRaw's error code with a message.
-int shim_raw_develop(const void *buf, size_t len, int half_size, int threads, long long max_raw_pixels,
+int shim_raw_develop(shim_raw_input input, int half_size, int threads, long long max_raw_pixels,
                      shim_raw_image *out, char *message, size_t message_length);
 
 #ifdef __cplusplus

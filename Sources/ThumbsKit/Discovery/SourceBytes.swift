@@ -28,7 +28,7 @@ public final class SourceBytes: @unchecked Sendable {
     public let count: Int
     /// The SHA-256 of all `count` bytes.
     let digest: SHA256Hex.Digest
-    /// For a video: the file itself, hashed by streaming and kept open for
+    /// For a video or a camera RAW: the file itself, hashed by streaming and kept open for
     /// its decoder, which reads it by ranges (`init(hashing:interrupt:)`);
     /// `withBytes` then sees no bytes.
     let streamed: SourceFile?

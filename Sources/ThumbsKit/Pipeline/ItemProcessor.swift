@@ -185,11 +185,13 @@ struct ItemProcessor: Sendable {
         let isVideo = VideoSniffer.formats.contains(sniffed)
         // A video is hashed by streaming and decoded from its descriptor
         // (`VideoThumbnailer`): nothing of it is held, so no memory is reserved.
-        let reserved = !isVideo && file.size > SourceBytes.largeFile ? await sourceMemory.reserve(file.size) : 0
+        // So is a camera RAW: its preview is read by range (`RawSource`).
+        let streams = isVideo || RawSniffer.extensions.contains(sniffed)
+        let reserved = !streams && file.size > SourceBytes.largeFile ? await sourceMemory.reserve(file.size) : 0
         var record: ManifestItem
         do {
             let bytes = try await io.run { () throws(ItemError) -> SourceBytes in
-                isVideo ? try SourceBytes(hashing: file, interrupt: interrupt) : try SourceBytes(reading: file, interrupt: interrupt)
+                streams ? try SourceBytes(hashing: file, interrupt: interrupt) : try SourceBytes(reading: file, interrupt: interrupt)
             }
             record = await body(bytes)
         } catch {
@@ -251,7 +253,16 @@ struct ItemProcessor: Sendable {
         var video: VideoFacts?
         do {
             let decoded: DecodedImage
-            if let file = bytes.streamed {
+            if let file = bytes.streamed,
+               let plan = try await decoders.run({ () throws(ItemError) -> DecodePlan? in try RawDecoder.plan(file, settings: settings, limits: limits) }) {
+                // A camera RAW, read by ranges from its file.
+                reserved = await memory.reserve(plan.peakBytes)
+                decoded = try await decoders.run { () throws(ItemError) -> DecodedImage in
+                    // A development's sensor data, as below for coefficients.
+                    defer { if plan.peakBytes >= MemoryBudget.trimAfter { MemoryTrim.releaseFreePages() } }
+                    return try RawDecoder.decode(file, plan: plan, limits: limits)
+                }
+            } else if let file = bytes.streamed {
                 // A video: its poster frame, read from the file by ranges.
                 let poster = try await decoders.run { () throws(ItemError) -> VideoThumbnailer.Poster in
                     try VideoThumbnailer.decode(file, settings: settings, limits: limits)

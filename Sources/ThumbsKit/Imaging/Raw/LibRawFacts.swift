@@ -17,16 +17,18 @@ struct LibRawFacts: Sendable, Hashable {
     /// LibRaw's thumbnail when it is a JPEG lying whole in the file.
     var jpegThumbnail: Range<Int>?
 
-    /// Opens the RAW in `bytes`; `kind` names it in a failure's message.
-    static func read(_ bytes: UnsafeRawBufferPointer, kind: String) throws(ItemError) -> LibRawFacts {
+    /// Opens the RAW in `source` (LibRaw reads only what it parses);
+    /// `kind` names it in a failure's message.
+    static func read(_ source: RawSource, kind: String) throws(ItemError) -> LibRawFacts {
         var facts = shim_raw_facts()
         var message = [CChar](repeating: 0, count: 256)
-        let code = shim_raw_facts_read(bytes.baseAddress, bytes.count, &facts, &message, message.count)
+        let code = try source.withLibRawInput { input in shim_raw_facts_read(input, &facts, &message, message.count) }
         guard code == 0 else { throw LibRawError.item(code: code, message: message, kind: kind, step: "open") }
+        let size = source.count
         var thumbnail: Range<Int>?
         if facts.thumb_format == 1, facts.thumb_offset >= 0, facts.thumb_length > 0,
-           let start = Int(exactly: facts.thumb_offset), start < bytes.count,
-           facts.thumb_length <= bytes.count - start {
+           let start = Int(exactly: facts.thumb_offset), start < size,
+           facts.thumb_length <= size - start {
             thumbnail = start..<start + facts.thumb_length
         }
         return LibRawFacts(

@@ -13,14 +13,26 @@ import CVipsShim
 /// the photo's aspect ratio just works, and one with another (letterboxed)
 /// is never chosen.
 enum RawDecoder {
-    /// Nil when `bytes` are not a RAW. Opens it with LibRaw (no pixel
-    /// decoded), checks `--max-pixels` on the photo's size, and picks the
-    /// preview or the development.
+    /// Nil when `bytes` are not a RAW; else `plan(_:settings:limits:)` of them.
     static func plan(
         _ bytes: UnsafeRawBufferPointer, settings: OutputSettings, limits: DecodeLimits
     ) throws(ItemError) -> DecodePlan? {
-        guard let kind = RawSniffer.format(in: bytes) else { return nil }
-        let facts = try LibRawFacts.read(bytes, kind: kind)
+        try plan(.memory(bytes), settings: settings, limits: limits)
+    }
+
+    /// Nil when the file is not a RAW; else its plan, read by ranges.
+    static func plan(_ file: SourceFile, settings: OutputSettings, limits: DecodeLimits) throws(ItemError) -> DecodePlan? {
+        try plan(.file(file), settings: settings, limits: limits)
+    }
+
+    /// Nil when `source` is not a RAW. Opens it with LibRaw (no pixel
+    /// decoded), checks `--max-pixels` on the photo's size, and picks the
+    /// preview or the development.
+    static func plan(
+        _ source: RawSource, settings: OutputSettings, limits: DecodeLimits
+    ) throws(ItemError) -> DecodePlan? {
+        guard let kind = RawSniffer.format(read: { offset, count in source.bytes(at: offset, count: count) }) else { return nil }
+        let facts = try LibRawFacts.read(source, kind: kind)
         guard facts.width > 0, facts.height > 0 else {
             throw ItemError.decode("LibRaw cannot open this \(kind.uppercased()) file: it reports no image size")
         }
@@ -28,7 +40,7 @@ enum RawDecoder {
         let info = SourceImageInfo(format: kind, storedWidth: facts.width, storedHeight: facts.height, orientation: facts.orientation)
         let plans = ThumbnailPlans(info, settings: settings)
         let needed = plans.neededSize
-        let previews = RawPreviewFinder.previews(in: bytes, libraw: facts.jpegThumbnail)
+        let previews = RawPreviewFinder.previews(in: source, libraw: facts.jpegThumbnail)
         if let preview = RawPreviewFinder.choose(
             previews, photo: (facts.width, facts.height), orientation: facts.orientation, needed: needed, maxPixels: limits.maxPixels
         ) {
@@ -43,16 +55,18 @@ enum RawDecoder {
                 kind: kind, preview: .init(range: preview.range, shrink: shrink, facts: header.facts),
                 halfSize: false, orientation: facts.orientation
             )
+            // Read from a file, the preview's bytes are held while it decodes.
+            let held = source.inMemory ? 0 : preview.range.count
             return DecodePlan(path: .rawPreview, info: info, shrink: shrink,
-                              peakBytes: header.facts.peakBytes(path: path, shrink: shrink), raw: raw)
+                              peakBytes: header.facts.peakBytes(path: path, shrink: shrink) + held, raw: raw)
         }
         // Sensor data compresses to no less than about a bit a pixel: a file
         // far smaller holds none (ExifTool's samples, a file cut short), and
         // LibRaw would develop whatever lies past its end as a picture.
         let sensorPixels = facts.rawWidth.multipliedReportingOverflow(by: facts.rawHeight).partialValue
-        if bytes.count < sensorPixels / Self.leastBytesPerPixelDivisor {
+        if source.count < sensorPixels / Self.leastBytesPerPixelDivisor {
             throw ItemError.decode(
-                "this \(kind.uppercased()) file has no picture thumbs can use: no embedded preview covers the box, and at \(SourceLimits.bytes(bytes.count)) it is too small to hold the sensor data of \(facts.rawWidth)×\(facts.rawHeight) pixels (stripped or cut short)"
+                "this \(kind.uppercased()) file has no picture thumbs can use: no embedded preview covers the box, and at \(SourceLimits.bytes(source.count)) it is too small to hold the sensor data of \(facts.rawWidth)×\(facts.rawHeight) pixels (stripped or cut short)"
             )
         }
         let half = needed.width * 2 <= facts.width && needed.height * 2 <= facts.height
@@ -65,10 +79,26 @@ enum RawDecoder {
     static func decode(
         _ bytes: UnsafeRawBufferPointer, plan: DecodePlan, raw: RawDecodePlan, info: SourceImageInfo, limits: DecodeLimits
     ) throws(ItemError) -> DecodedImage {
-        if let preview = raw.preview, let pixels = decodePreview(bytes, preview, orientation: raw.orientation, peakBytes: plan.peakBytes) {
+        try decode(.memory(bytes), plan: plan, raw: raw, info: info, limits: limits)
+    }
+
+    /// The file's picture as `plan` (from `plan(_ file:…)`) says; throws
+    /// `io` when the file changed since its hash was taken.
+    static func decode(_ file: SourceFile, plan: DecodePlan, limits: DecodeLimits) throws(ItemError) -> DecodedImage {
+        guard let raw = plan.raw, let info = plan.info else { throw ItemError.decode("not a camera RAW") }
+        return try decode(.file(file), plan: plan, raw: raw, info: info, limits: limits)
+    }
+
+    static func decode(
+        _ source: RawSource, plan: DecodePlan, raw: RawDecodePlan, info: SourceImageInfo, limits: DecodeLimits
+    ) throws(ItemError) -> DecodedImage {
+        if let preview = raw.preview,
+           let pixels = try decodePreview(source, preview, orientation: raw.orientation, peakBytes: plan.peakBytes) {
+            try source.checkUnchanged()
             return DecodedImage(info: info, decoder: .rawPreview, stage: .pixels(pixels), failOn: limits.failOn)
         }
-        let pixels = try develop(bytes, raw: raw, limits: limits)
+        let pixels = try develop(source, raw: raw, limits: limits)
+        try source.checkUnchanged()
         return DecodedImage(info: info, decoder: .libraw, stage: .pixels(pixels), failOn: limits.failOn)
     }
 
@@ -78,14 +108,18 @@ enum RawDecoder {
 
     // MARK: - Preview
 
+    /// Nil when the preview does not decode (then LibRaw develops); throws
+    /// only when the file can no longer be read.
     private static func decodePreview(
-        _ bytes: UnsafeRawBufferPointer, _ preview: RawDecodePlan.Preview, orientation: Int, peakBytes: Int
-    ) -> DecodedPixels? {
-        guard preview.range.lowerBound >= 0, preview.range.upperBound <= bytes.count else { return nil }
-        let slice = UnsafeRawBufferPointer(rebasing: bytes[preview.range])
+        _ source: RawSource, _ preview: RawDecodePlan.Preview, orientation: Int, peakBytes: Int
+    ) throws(ItemError) -> DecodedPixels? {
+        guard preview.range.lowerBound >= 0, preview.range.upperBound <= source.count else { return nil }
         var decoded = shim_jpeg_pixels()
-        guard shim_jpeg_direct_decode_to(slice.baseAddress, slice.count, Int32(preview.shrink), 0, 0,
-                                         max(DirectJPEG.memoryBudget, peakBytes), &decoded) == 0 else { return nil }
+        let code = try source.withBytes(in: preview.range) { slice in
+            shim_jpeg_direct_decode_to(slice.baseAddress, slice.count, Int32(preview.shrink), 0, 0,
+                                       max(DirectJPEG.memoryBudget, peakBytes), &decoded)
+        }
+        guard code == 0 else { return nil }
         // A preview has no orientation of its own as a rule: the RAW's.
         if decoded.orientation <= 1 { decoded.orientation = Int32(orientation) }
         return DecodedPixels(decoded, decoder: .rawPreview)
@@ -101,7 +135,7 @@ enum RawDecoder {
         return sensor + output * (8 + 3)
     }
 
-    private static func develop(_ bytes: UnsafeRawBufferPointer, raw: RawDecodePlan, limits: DecodeLimits) throws(ItemError) -> DecodedPixels {
+    private static func develop(_ source: RawSource, raw: RawDecodePlan, limits: DecodeLimits) throws(ItemError) -> DecodedPixels {
         var image = shim_raw_image()
         var message = [CChar](repeating: 0, count: 256)
         // Within the run's thread budget: as many as libvips may use per image.
@@ -109,8 +143,9 @@ enum RawDecoder {
         // The sensor data is a little larger than the photo (margins): a
         // limit with room for them, checked before anything is unpacked.
         let maxRawPixels = Int64(clamping: limits.maxPixels.multipliedReportingOverflow(by: 2).partialValue)
-        let code = shim_raw_develop(bytes.baseAddress, bytes.count, raw.halfSize ? 1 : 0, Int32(threads), maxRawPixels,
-                                    &image, &message, message.count)
+        let code = try source.withLibRawInput { input in
+            shim_raw_develop(input, raw.halfSize ? 1 : 0, Int32(threads), maxRawPixels, &image, &message, message.count)
+        }
         guard code == 0, image.pixels != nil else {
             throw LibRawError.item(code: code == 0 ? -1 : code, message: message, kind: raw.kind, step: "develop")
         }

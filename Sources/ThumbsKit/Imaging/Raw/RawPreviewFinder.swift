@@ -6,15 +6,21 @@
 ///
 /// A range outside the file, or bytes that are not a JPEG the direct paths
 /// decode (the lossless JPEG of sensor data, a CMYK preview), is left out.
+/// From a file, only each candidate's header is read (`headerBytes`, more
+/// only when its segments before the scan are longer): the lossless JPEG of
+/// a DNG's sensor data is a candidate too, and it is most of the file.
 enum RawPreviewFinder {
     struct Preview {
         var range: Range<Int>
         var header: DirectJPEG.Header
     }
 
-    static func previews(in bytes: UnsafeRawBufferPointer, libraw: Range<Int>?) -> [Preview] {
+    /// What is read of a candidate from a file to probe its header.
+    static let headerBytes = 64 << 10
+
+    static func previews(in source: RawSource, libraw: Range<Int>?) -> [Preview] {
         var ranges: [(offset: Int, length: Int)] = []
-        if let tiff = TIFFDirectories(read: { offset, count in RawSniffer.slice(bytes, offset, count) }) {
+        if let tiff = TIFFDirectories(read: { offset, count in source.bytes(at: offset, count: count) }) {
             typealias Tag = TIFFDirectories.Tag
             for directory in tiff.directories {
                 if let offset = tiff.value(directory.entry(Tag.jpegOffset)), let length = tiff.value(directory.entry(Tag.jpegLength)) {
@@ -31,15 +37,45 @@ enum RawPreviewFinder {
         if let libraw { ranges.append((libraw.lowerBound, libraw.count)) }
         var seen: Set<Int> = []
         var found: [Preview] = []
+        let size = source.count
         for (offset, length) in ranges where seen.insert(offset).inserted {
             // Checked without overflow: both come from the file.
-            guard offset >= 0, length >= 4, offset < bytes.count, length <= bytes.count - offset else { continue }
+            guard offset >= 0, length >= 4, offset < size, length <= size - offset else { continue }
             let range = offset..<offset + length
-            let slice = UnsafeRawBufferPointer(rebasing: bytes[range])
-            guard slice[0] == 0xFF, slice[1] == 0xD8, let header = DirectJPEG.probe(slice) else { continue }
+            guard let header = probe(source, range) else { continue }
             found.append(Preview(range: range, header: header))
         }
         return found
+    }
+
+    /// The JPEG header of the bytes in `range`, read from its first
+    /// `headerBytes` when they hold every segment up to the scan.
+    private static func probe(_ source: RawSource, _ range: Range<Int>) -> DirectJPEG.Header? {
+        let head = source.inMemory ? range.count : min(range.count, headerBytes)
+        let first = try? source.withBytes(in: range.lowerBound..<range.lowerBound + head) { slice -> (DirectJPEG.Header?, Bool) in
+            guard slice[0] == 0xFF, slice[1] == 0xD8 else { return (nil, true) }
+            return (DirectJPEG.probe(slice), reachesScan(slice))
+        }
+        guard let (header, conclusive) = first else { return nil }
+        if header != nil || conclusive || head == range.count { return header }
+        // Segments longer than the first read (a large Exif block): all of it.
+        return (try? source.withBytes(in: range) { DirectJPEG.probe($0) }) ?? nil
+    }
+
+    /// Whether `bytes`, a JPEG's first bytes, reach its first scan (SOS), or
+    /// stop being segments before: either way, more bytes cannot change
+    /// what the header says.
+    static func reachesScan(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var at = 2
+        while at + 4 <= bytes.count {
+            guard bytes[at] == 0xFF else { return true }
+            let marker = bytes[at + 1]
+            if marker == 0xFF { at += 1; continue }  // fill byte
+            if marker == 0xDA || marker == 0xD9 { return true }
+            if marker == 0x01 || (0xD0...0xD8).contains(marker) { at += 2; continue }  // no length
+            at += 2 + (Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]))
+        }
+        return false
     }
 
     /// The cheapest preview that serves every size: the fewest pixels among

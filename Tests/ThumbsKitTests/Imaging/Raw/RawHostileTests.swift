@@ -96,4 +96,47 @@ final class RawHostileTests: TemporaryFolderTestCase {
             compactBytesHalf: 0, compactBytesQuarter: 0, compactBytesFull: 0))]
         XCTAssertNil(RawPreviewFinder.choose(previews, photo: (60000, 40000), orientation: 1, needed: (256, 171), maxPixels: 100_000_000))
     }
+
+    /// ExifTool's IIQ with one byte inserted (found by fuzz/raw.sh): LibRaw's
+    /// parse_phase_one then walks 2^32 directory entries, reading on past
+    /// the end for minutes. CRawShim's read budget ends it: one failed item
+    /// within a second, from memory and from the file.
+    func testIIQWhoseDirectoryNeverEndsFailsQuickly() throws {
+        var fixture = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.fixtures + "/raw/PhaseOne.iiq")))
+        fixture.insert(0xF0, at: 1788)
+        try assertEndsQuickly(fixture, kind: "IIQ", reading: "past the end of the file")
+    }
+
+    /// A CR3 from the fuzzer whose boxes point back at each other: LibRaw's
+    /// parseCR3 reads the same bytes without end (main's thumbs spent over
+    /// 12 minutes of CPU on its 1.5 KB). Ended by the budget on reads.
+    func testCR3WhoseBoxesLoopFailsQuickly() throws {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.fixtures + "/raw-hostile/cr3-box-loop.cr3")))
+        try assertEndsQuickly(bytes, kind: "CR3", reading: "the same bytes over and over")
+    }
+
+    private static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures").path
+
+    /// `bytes` fail within 10 s (under a second in a release build) with the
+    /// budget's words, from memory and from a file.
+    private func assertEndsQuickly(_ bytes: [UInt8], kind: String, reading: String, line: UInt = #line) throws {
+        let path = root + "/hostile." + kind.lowercased()
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let file = try SourceFile(path: path)
+        var box = OutputSettings()
+        box.sizes = [ThumbSize(width: 256, height: 256)]
+        let settings = box, limits = DecodeLimits()
+        assertFinishes(within: 10, "a \(kind) LibRaw reads without end", line: line) {
+            for (name, outcome) in [("memory", Self.run(bytes, box: 256)),
+                                    ("file", Result { () throws(ItemError) in try RawDecoder.plan(file, settings: settings, limits: limits)?.path ?? .libvips })] {
+                switch outcome {
+                case .success(let path): XCTFail("\(name): decoded by \(path)", line: line)
+                case .failure(let error):
+                    XCTAssertTrue(error.message.contains("LibRaw cannot open this \(kind) file"), "\(name): \(error.message)", line: line)
+                    XCTAssertTrue(error.message.contains("kept reading \(reading)"), "\(name): \(error.message)", line: line)
+                }
+            }
+        }
+    }
 }
