@@ -14,6 +14,9 @@ public struct ReportWriter {
     public var manifest: Manifest
     public var statistics: Statistics
     let items: ReportItems
+    /// The one pass over the items, when it was made as they were written
+    /// (`thumbs merge`); else the report makes it.
+    let gathered: ReportGatherer?
 
     public init(manifest: Manifest, statistics: Statistics) {
         var header = manifest
@@ -21,14 +24,17 @@ public struct ReportWriter {
         self.manifest = header
         self.statistics = statistics
         items = ReportItems(manifest.items)
+        gathered = nil
     }
 
-    /// A report whose items are read as a stream, part by part (a merge of
-    /// millions reads its manifest back: `ReportItems`).
-    init(header: Manifest, items: ReportItems, statistics: Statistics) {
+    /// A report whose items were gathered as they were written (`gathered`)
+    /// and are read back as a stream for the rest (a merge of millions reads
+    /// its manifest back, up to the last tile: `ReportItems`).
+    init(header: Manifest, items: ReportItems, statistics: Statistics, gathered: ReportGatherer) {
         self.manifest = header
         self.statistics = statistics
         self.items = items
+        self.gathered = gathered
     }
 
     /// The whole page as one string (tests and small reports; runs write
@@ -48,17 +54,16 @@ public struct ReportWriter {
     /// The page in order, in pieces of about `pieceSize` bytes: a
     /// 100,000-item report (about 18 MB) is never held whole, and the items
     /// are read a few times over (`ReportItems`), never held either: once
-    /// for the charts and the look-alike groups, once for the failures
-    /// (stopping at the last), and up to the last tile shown for the
-    /// groups' first images and for the grid.
+    /// for everything but the tiles (`ReportGatherer`, unless given), then
+    /// up to the groups' first images, and up to the last tile shown.
     public func write<Failure: Error>(pieces emit: (String) throws(Failure) -> Void) throws(Failure) {
         var out = ""
         out.reserveCapacity(Self.pieceSize + 64 * 1024)
-        let gathered = gather()
+        let gathered = self.gathered ?? gather()
         head(into: &out)
         summary(into: &out)
         charts(gathered, into: &out)
-        try failures(into: &out, emit: emit)
+        try failures(gathered, into: &out, emit: emit)
         lookalikes(gathered, into: &out)
         try grid(shown: gathered.shown, into: &out, emit: emit)
         out += "<footer>Made by thumbs \(ReportFormat.escape(manifest.tool.version)) with libvips \(ReportFormat.escape(manifest.tool.libvips)). "
@@ -66,46 +71,13 @@ public struct ReportWriter {
         try emit(out)
     }
 
-    /// What one pass over the items gives the charts and the look-alikes,
-    /// in memory that does not grow with the items.
-    struct Gathered {
-        var sizes = ReportCharts.SizeCounts()
-        var megapixels = QuantileSketch()
-        var times = QuantileSketch()
-        /// Items with a tile in the grid.
-        var shown = 0
-        /// The first `lookalikeGroupLimit` groups by their first member.
-        var groups: [String] = []
-        var members: [String: (tiles: [String], shown: Int)] = [:]
-    }
-
-    private func gather() -> Gathered {
-        var g = Gathered()
+    private func gather() -> ReportGatherer {
+        let g = ReportGatherer()
         items.each { item in
-            if item.status == .ok { g.times.add(item.ms) }
-            if item.status != .failed {
-                if !item.outputs.isEmpty { g.shown += 1 }
-                if let w = item.width, let h = item.height {
-                    g.sizes.add(width: w, height: h)
-                    g.megapixels.add(Double(w) * Double(h) / 1_000_000)
-                }
-            }
-            if let first = item.similarTo?.id {
-                if g.members[first] == nil, g.groups.count < ReportStyle.lookalikeGroupLimit {
-                    g.groups.append(first)
-                    g.members[first] = ([], 0)
-                }
-                if g.members[first] != nil, !item.outputs.isEmpty {
-                    if g.members[first]!.shown < ReportStyle.lookalikeMemberLimit {
-                        var tile = ""
-                        self.tile(item, asImage: true, distance: item.similarTo?.distance, into: &tile)
-                        g.members[first]!.tiles.append(tile)
-                    }
-                    g.members[first]!.shown += 1
-                }
-            }
+            g.add(item)
             return true
         }
+        g.finish()
         return g
     }
 
@@ -227,7 +199,7 @@ public struct ReportWriter {
 
     // MARK: Charts
 
-    private func charts(_ g: Gathered, into out: inout String) {
+    private func charts(_ g: ReportGatherer, into out: inout String) {
         let s = statistics
         out += "<section id=charts>\n<h2>Charts</h2>\n<div class=charts>\n"
 
@@ -322,53 +294,25 @@ public struct ReportWriter {
 
     // MARK: Failures
 
-    /// Every failure, whatever their number: rows stream out in chunks, and
-    /// the pass over the items stops at the last failure.
-    private func failures<Failure: Error>(into out: inout String, emit: (String) throws(Failure) -> Void) throws(Failure) {
-        let total = statistics.counts.failed
+    /// Every failure, whatever their number: the rows gathered in chunks
+    /// (`ReportGatherer`), handed on piece by piece.
+    private func failures<Failure: Error>(_ g: ReportGatherer, into out: inout String,
+                                          emit: (String) throws(Failure) -> Void) throws(Failure) {
+        let total = g.failures
         out += "<section id=failures>\n<h2>Failures <span class=count>\(ReportFormat.int(total))</span></h2>\n"
         guard total > 0 else {
             out += "<div class=tablewrap><p class=empty>No failures: every image was thumbnailed.</p></div>\n</section>\n"
             return
         }
         out += "<div class=tablewrap>"
-        var index = 0
         var failure: Failure?
-        items.each { item in
-            guard item.status == .failed else { return true }
-            if index % ReportStyle.chunkSize == 0 {
-                if index > 0 { out += "</tbody></table></div>\n" }
-                // The first chunk is usually on screen: only later ones skip layout.
-                out += index == 0 ? "<div>" : "<div class=\"chunk rows\">"
-                out += "<table><colgroup><col class=c1><col class=c2><col></colgroup>"
-                if index == 0 { out += "<thead><tr><th>Image</th><th>Code</th><th>What went wrong</th></tr></thead>" }
-                out += "<tbody>\n"
-            }
-            index += 1
-            out += "<tr><td><code>"
-            out.appendEscaped(item.id)
-            out += "</code>"
-            if item.source != item.id && !item.source.hasSuffix("/" + item.id) {
-                out += "<small>"
-                out.appendEscaped(item.source)
-                out += "</small>"
-            }
-            out += "</td><td><span class=code>"
-            out.appendEscaped(item.error?.code ?? "unknown")
-            out += "</span></td><td>"
-            out.appendEscaped(item.error?.message ?? "no message recorded")
-            out += "</td></tr>\n"
-            if out.utf8.count >= Self.pieceSize {
-                do throws(Failure) { try emit(out) } catch {
-                    failure = error
-                    return false
-                }
-                out.removeAll(keepingCapacity: true)
-            }
-            return index < total
+        g.failureRows.replay { piece in
+            out += piece
+            guard failure == nil, out.utf8.count >= Self.pieceSize else { return }
+            do throws(Failure) { try emit(out) } catch { failure = error }
+            out.removeAll(keepingCapacity: true)
         }
         if let failure { throw failure }
-        if index > 0 { out += "</tbody></table></div>\n" }
         out += "</div>\n</section>\n"
     }
 
@@ -406,7 +350,7 @@ public struct ReportWriter {
                 }
                 out += ">\n"
             }
-            tile(item, asImage: index < ReportStyle.imageElementLimit, into: &out)
+            Self.tile(item, asImage: index < ReportStyle.imageElementLimit, into: &out)
             index += 1
             if index % ReportStyle.chunkSize == 0 || index == shown {
                 out += "</ol>\n"
@@ -428,7 +372,7 @@ public struct ReportWriter {
     /// One tile: kept to a few short tags, it is repeated for every image.
     /// Past `ReportStyle.imageElementLimit` the thumbnail is the tile's CSS
     /// background instead of an `<img>` (see there why).
-    private func tile(_ item: ManifestItem, asImage: Bool, distance: Int? = nil, into out: inout String) {
+    static func tile(_ item: ManifestItem, asImage: Bool, distance: Int? = nil, into out: inout String) {
         let output = item.outputs[0]
         out += item.status == .duplicate ? "<li class=dup>" : "<li>"
         if asImage {
@@ -438,7 +382,7 @@ public struct ReportWriter {
             out.appendInt(output.width)
             out += " height="
             out.appendInt(output.height)
-            if let colour = Self.safeColour(item.color) {
+            if let colour = safeColour(item.color) {
                 // The average colour fills the tile while the image loads.
                 out += " style=\"background:\(colour)\""
             }
@@ -449,7 +393,7 @@ public struct ReportWriter {
             out += "<div class=t style=\"background-image:url("
             out.appendURLPath(output.path)
             out += ")"
-            if let colour = Self.safeColour(item.color) { out += ";background-color:\(colour)" }
+            if let colour = safeColour(item.color) { out += ";background-color:\(colour)" }
             out += "\"></div>"
         }
         if let video = item.video {
@@ -500,7 +444,7 @@ public struct ReportWriter {
     /// Groups of look-alikes side by side: the first item, then each member
     /// with its distance in bits. Bounded, like the charts: past
     /// `ReportStyle.lookalikeGroupLimit` groups a line says how many more.
-    private func lookalikes(_ g: Gathered, into out: inout String) {
+    private func lookalikes(_ g: ReportGatherer, into out: inout String) {
         let groupCount = statistics.similar.groups
         out += "<section id=lookalikes>\n<h2>Look-alikes <span class=count>\(ReportFormat.int(groupCount))</span></h2>\n"
         out += "<p class=sub>Images whose perceptual hashes differ in at most \(ReportFormat.int(manifest.run?.similar ?? 0)) of 64 bits: "
@@ -517,7 +461,7 @@ public struct ReportWriter {
         items.each { item in
             if pending.remove(item.id) != nil, !item.outputs.isEmpty, item.status != .failed {
                 var tile = ""
-                self.tile(item, asImage: true, into: &tile)
+                Self.tile(item, asImage: true, into: &tile)
                 leaders[item.id] = tile
             }
             return !pending.isEmpty

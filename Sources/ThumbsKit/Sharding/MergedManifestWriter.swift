@@ -3,10 +3,12 @@ import Foundation
 /// The merge's second pass: the shards' items in merged order again, each
 /// made what one run would have written (`ShardMerger` says what changes),
 /// written to `OUT/manifest.json` one line at a time and added to the
-/// statistics as it goes. Nothing of the items is kept.
+/// statistics and to the report's gathering (`ReportGatherer`) as it goes.
+/// Nothing of the items is kept.
 enum MergedManifestWriter {
     struct Written {
         var statistics: Statistics
+        var report: ReportGatherer
     }
 
     /// `header` is the merged manifest without items (`ShardMerger.header`);
@@ -14,9 +16,10 @@ enum MergedManifestWriter {
     static func write(
         _ checked: ShardSetCheck.Checked, header: Manifest, index: MergeIndex, similar: LookalikeGroups.Summary,
         referencedFrom outRoot: String?, out: OutputDirectory
-    ) throws(RunError) -> Statistics {
+    ) throws(RunError) -> Written {
         let shards = checked.shards
         var accumulator = StatisticsAccumulator(countLookalikes: false)
+        let report = ReportGatherer(spool: try ReportSpool(file: out.temporaryDirectory + "/report-failures-\(UUID().uuidString).tmp"))
         var failure: RunError?
         do {
             let stream = try MergedStream(shards, useOrder: checked.useOrder)
@@ -57,6 +60,7 @@ enum MergedManifestWriter {
                             nextMember = try members.step() ? members.int(0) : Int.max
                         }
                         accumulator.add(item)
+                        report.add(item)
                         try lines.add(item, emit)
                     }
                     try lines.finish(emit)
@@ -76,7 +80,8 @@ enum MergedManifestWriter {
             if let failure { throw failure }
             throw .fatal("cannot write the merged manifest in \(out.root): \(error)")
         }
-        return accumulator.finish(run: header.run, similar: similar)
+        report.finish()
+        return Written(statistics: accumulator.finish(run: header.run, similar: similar), report: report)
     }
 }
 

@@ -90,10 +90,11 @@ public struct ThumbsMerge: Sendable {
         let sizes = shards[0].manifest.settings.sizes.map(\.label)
         let header = ShardMerger.header(shards)
         let similar = try spill.group(distance: header.run?.similar ?? LookalikeGrouping.defaultDistance, index: index)
-        let statistics = try MergedManifestWriter.write(checked, header: header, index: index, similar: similar,
-                                                        referencedFrom: copy ? nil : out.root, out: out)
+        let written = try MergedManifestWriter.write(checked, header: header, index: index, similar: similar,
+                                                     referencedFrom: copy ? nil : out.root, out: out)
+        let statistics = written.statistics
         index.remove()
-        try ResultWriter(out: out, writeReport: writeReport).writeMerged(header, statistics)
+        try ResultWriter(out: out, writeReport: writeReport).writeMerged(header, statistics, report: written.report)
         summarise(statistics, shardCount: shards.count, sizes: sizes, out: out, copied: copied)
         return Outcome(header: header, statistics: statistics, shardCount: shards.count, copiedFiles: copied)
     }
