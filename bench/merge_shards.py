@@ -65,7 +65,9 @@ def main():
 
     rng = np.random.default_rng(23)
     n, k = a.items, a.shards
-    os.makedirs(a.dest, exist_ok=True)
+    if os.path.exists(a.dest):
+        sys.exit(f"{a.dest} exists: give a new folder")
+    os.makedirs(a.dest)
     copies = [os.path.join(a.dest, f"thumb-{c}.jpg") for c in range(n // 50_000 + 1)]
     for c in copies:
         if not os.path.exists(c):
@@ -134,9 +136,7 @@ def main():
                 if folder not in made_dirs:
                     os.makedirs(folder, exist_ok=True)
                     made_dirs.add(folder)
-                target = os.path.join(a.dest, f"shard-{sh}", path)
-                if not os.path.exists(target):
-                    os.link(copies[i // 50_000], target)
+                os.link(copies[i // 50_000], os.path.join(a.dest, f"shard-{sh}", path))
                 line += (f'{{"size": "{size}", "path": "{path}", "width": 256, "height": 192, "bytes": {thumb_bytes}, '
                          f'"format": "jpeg", "sha256": "{thumb_sha}"}}], "color": "#808080", "phash": "{int(phash[i]):016x}", ')
             else:

@@ -96,8 +96,12 @@ final class ManifestSource {
     }
 
     /// The items from the first, one at a time.
-    func items() -> ItemCursor {
-        if let loaded { return ItemCursor(path: path, loaded: loaded) }
+    func items() -> ItemCursor<ManifestItem> { items(as: ManifestItem.self) }
+
+    /// The items decoded as `Item`, which may read only some of their
+    /// fields (`MergeCheckItem`: a third of the decoding).
+    func items<Item: StreamedItem>(as: Item.Type) -> ItemCursor<Item> {
+        if let loaded { return ItemCursor(path: path, loaded: loaded.map(Item.init)) }
         if itemsOffset < 0 { return ItemCursor(path: path, loaded: []) }
         return ItemCursor(path: path, lines: FileLines(fd: fd!, from: itemsOffset, owner: self))
     }
@@ -202,33 +206,44 @@ final class ManifestSource {
     }
 }
 
+/// What a manifest's items can be read as: the whole `ManifestItem`, or the
+/// few fields one pass needs (`MergeCheckItem`), with what orders them.
+protocol StreamedItem: Decodable {
+    init(_ item: ManifestItem)
+    var id: String { get }
+    /// Where the item goes in `MergeOrder`'s k-way merge.
+    var mergeKey: MergeOrder.Key { get }
+}
+
+extension ManifestItem: StreamedItem {
+    init(_ item: ManifestItem) { self = item }
+    var mergeKey: MergeOrder.Key { MergeOrder.Key(self) }
+}
+
 /// A manifest's items in order, decoded a batch of lines at a time (one
 /// `JSONDecoder` call per batch: a call per line costs more than parsing).
-final class ItemCursor {
+final class ItemCursor<Item: StreamedItem> {
     private let path: String
     private var lines: FileLines?
-    private var loaded: [ManifestItem]
-    private var batch: [ManifestItem] = []
+    private var batch: [Item] = []
     private var position = 0
     private var finished = false
     /// Items handed out so far.
     private(set) var count = 0
-    static let batchSize = 64
+    static var batchSize: Int { 64 }
 
     init(path: String, lines: FileLines) {
         self.path = path
         self.lines = lines
-        loaded = []
     }
 
-    init(path: String, loaded: [ManifestItem]) {
+    init(path: String, loaded: [Item]) {
         self.path = path
-        self.loaded = loaded
         batch = loaded
     }
 
     /// The next item, or nil after the last.
-    func next() throws(RunError) -> ManifestItem? {
+    func next() throws(RunError) -> Item? {
         if position == batch.count {
             guard let lines, !finished else { return nil }
             batch = try readBatch(lines)
@@ -243,7 +258,7 @@ final class ItemCursor {
 
     private var json: [UInt8] = []
 
-    private func readBatch(_ lines: FileLines) throws(RunError) -> [ManifestItem] {
+    private func readBatch(_ lines: FileLines) throws(RunError) -> [Item] {
         json.removeAll(keepingCapacity: true)
         json.append(UInt8(ascii: "["))
         var n = 0
@@ -270,7 +285,7 @@ final class ItemCursor {
         guard n > 0 else { return [] }
         json.append(UInt8(ascii: "]"))
         do {
-            return try json.withUnsafeBytes { try JSONDecoder().decode([ManifestItem].self, from: Data($0)) }
+            return try json.withUnsafeBytes { try JSONDecoder().decode([Item].self, from: Data($0)) }
         } catch {
             throw .usage("\(path) is not a valid thumbs manifest: item \(count + 1) to \(count + n): \(JSONCoding.describe(error))")
         }

@@ -1,33 +1,45 @@
+import Foundation
+
 /// What a merge looks up across all its items, in an SQLite file under
 /// `OUT/.thumbs/` (`SQLiteDatabase`), so that its memory does not grow with
 /// them: ids and output paths seen (a shard set that overlaps is refused),
 /// the leader of each source hash (the first `ok` item: duplicates across
 /// shards), and the look-alike groups (`LookalikeSpill` fills `similar`).
 ///
-/// A scratch file: made new by every merge, deleted when it ends.
+/// Scratch files: made new by every merge, deleted when it ends; the ids
+/// and output paths, needed only by the checks, live in a file of their
+/// own (`checksFileName`) that goes as soon as the checks are done
+/// (`dropChecks`): at ten million items it is about a gigabyte.
 final class MergeIndex {
     static let fileName = "merge-index.sqlite"
+    static let checksFileName = "merge-checks.sqlite"
 
     let database: SQLiteDatabase
-    private let insertID, findID, insertOutput, findOutput, insertLeader, findLeader: SQLiteStatement
+    private let checksPath: String
+    private var insertID, findID, insertOutput, findOutput: SQLiteStatement?
+    private let insertLeader, findLeader: SQLiteStatement
     private let insertRepID, findRepID: SQLiteStatement
 
     init(stateDirectory: String) throws(RunError) {
+        checksPath = stateDirectory + "/" + Self.checksFileName
         do {
             database = try SQLiteDatabase(creatingAt: stateDirectory + "/" + Self.fileName)
+            try? PathChanges.remove(checksPath)
             try database.execute("""
-                CREATE TABLE ids(id TEXT PRIMARY KEY, shard INTEGER) WITHOUT ROWID;
-                CREATE TABLE outputs(path TEXT PRIMARY KEY, shard INTEGER) WITHOUT ROWID;
+                ATTACH DATABASE '\(checksPath.replacingOccurrences(of: "'", with: "''"))' AS checks;
+                PRAGMA checks.journal_mode=OFF; PRAGMA checks.synchronous=OFF;
+                CREATE TABLE checks.ids(id TEXT PRIMARY KEY, shard INTEGER) WITHOUT ROWID;
+                CREATE TABLE checks.outputs(path TEXT PRIMARY KEY, shard INTEGER) WITHOUT ROWID;
                 CREATE TABLE leaders(sha BLOB PRIMARY KEY, pos INTEGER, id TEXT) WITHOUT ROWID;
                 CREATE TABLE earliest(pos INTEGER PRIMARY KEY, hash INTEGER, cand INTEGER, cand_hash INTEGER);
                 CREATE TABLE similar(pos INTEGER PRIMARY KEY, rep INTEGER, rep_hash INTEGER, distance INTEGER);
                 CREATE TABLE repids(pos INTEGER PRIMARY KEY, id TEXT);
                 BEGIN;
                 """)
-            insertID = try database.prepare("INSERT INTO ids VALUES (?, ?)")
-            findID = try database.prepare("SELECT shard FROM ids WHERE id = ?")
-            insertOutput = try database.prepare("INSERT INTO outputs VALUES (?, ?)")
-            findOutput = try database.prepare("SELECT shard FROM outputs WHERE path = ?")
+            insertID = try database.prepare("INSERT INTO checks.ids VALUES (?, ?)")
+            findID = try database.prepare("SELECT shard FROM checks.ids WHERE id = ?")
+            insertOutput = try database.prepare("INSERT INTO checks.outputs VALUES (?, ?)")
+            findOutput = try database.prepare("SELECT shard FROM checks.outputs WHERE path = ?")
             insertLeader = try database.prepare("INSERT OR IGNORE INTO leaders VALUES (?, ?, ?)")
             findLeader = try database.prepare("SELECT id FROM leaders WHERE sha = ?")
             insertRepID = try database.prepare("INSERT OR IGNORE INTO repids VALUES (?, ?)")
@@ -37,27 +49,41 @@ final class MergeIndex {
         }
     }
 
-    /// Ends the work and deletes the file.
+    /// Ends the work and deletes the files.
     func remove() {
+        try? dropChecks()
         try? database.execute("COMMIT")
         database.closeAndRemove()
     }
 
+    /// Deletes the ids and output paths once the checks are done.
+    func dropChecks() throws(SQLiteDatabase.Failure) {
+        guard insertID != nil else { return }
+        insertID = nil
+        findID = nil
+        insertOutput = nil
+        findOutput = nil
+        try database.execute("COMMIT; DETACH DATABASE checks; BEGIN;")
+        try? PathChanges.remove(checksPath)
+    }
+
     /// Records `id` as seen in `shard`; the shard that listed it before, if any.
     func addID(_ id: String, shard: Int) throws(SQLiteDatabase.Failure) -> Int? {
+        let insertID = insertID!
         insertID.bind(1, id)
         insertID.bind(2, shard)
         if try insertID.insertUnique() { return nil }
-        return try lookup(findID, id)
+        return try lookup(findID!, id)
     }
 
     /// Records an output path of `shard`; the other shard that listed it
     /// before, if any (a shard may list a path twice: its duplicates').
     func addOutput(_ path: String, shard: Int) throws(SQLiteDatabase.Failure) -> Int? {
+        let insertOutput = insertOutput!
         insertOutput.bind(1, path)
         insertOutput.bind(2, shard)
         if try insertOutput.insertUnique() { return nil }
-        guard let earlier = try lookup(findOutput, path), earlier != shard else { return nil }
+        guard let earlier = try lookup(findOutput!, path), earlier != shard else { return nil }
         return earlier
     }
 

@@ -22,7 +22,7 @@ enum MergedManifestWriter {
         let report = ReportGatherer(spool: try ReportSpool(file: out.temporaryDirectory + "/report-failures-\(UUID().uuidString).tmp"))
         var failure: RunError?
         do {
-            let stream = try MergedStream(shards, useOrder: checked.useOrder)
+            let stream = try MergedStream<ManifestItem>(shards, useOrder: checked.useOrder)
             let db = index.database
             let members = try db.prepare("SELECT pos, rep, distance FROM similar ORDER BY pos")
             let leaders = try db.prepare("SELECT DISTINCT rep FROM similar ORDER BY rep")

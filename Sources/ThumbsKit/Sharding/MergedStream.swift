@@ -11,11 +11,11 @@ import HeapModule
 /// and the shards disagree: a shard with fewer items than its run found for
 /// it, or more (those are handed out after the order ends, so that every
 /// item is still checked), or an order that is not a list of indices.
-final class MergedStream {
-    private let cursors: [ItemCursor]
+final class MergedStream<Item: StreamedItem> {
+    private let cursors: [ItemCursor<Item>]
     private let order: ShardOrderCursor?
     private var heads: Heap<MergeOrder.Head>?
-    private var pending: [ManifestItem?]
+    private var pending: [Item?]
     private var draining = 0
     /// Per shard: items the order named for it.
     private(set) var ordered: [Int]
@@ -25,16 +25,16 @@ final class MergedStream {
     private(set) var position = 0
 
     init(_ shards: [ShardInput], useOrder: Bool) throws(RunError) {
-        cursors = shards.map { $0.source.items() }
+        cursors = shards.map { $0.source.items(as: Item.self) }
         order = useOrder ? shards[0].source.orderCursor(count: shards.count) : nil
         ordered = [Int](repeating: 0, count: shards.count)
-        pending = [ManifestItem?](repeating: nil, count: shards.count)
+        pending = [Item?](repeating: nil, count: shards.count)
         if order == nil {
             var heap = Heap<MergeOrder.Head>()
             for index in cursors.indices {
                 if let item = try cursors[index].next() {
                     pending[index] = item
-                    heap.insert(MergeOrder.Head(key: MergeOrder.Key(item), shard: index))
+                    heap.insert(MergeOrder.Head(key: item.mergeKey, shard: index))
                 }
             }
             heads = heap
@@ -45,7 +45,7 @@ final class MergedStream {
     func itemsRead(_ index: Int) -> Int { cursors[index].count }
 
     /// The next item and the index of its shard; nil after the last.
-    func next() throws(RunError) -> (item: ManifestItem, shard: Int)? {
+    func next() throws(RunError) -> (item: Item, shard: Int)? {
         defer { position += 1 }
         if heads != nil {
             guard let head = heads!.popMin() else { return nil }
@@ -53,7 +53,7 @@ final class MergedStream {
             let item = pending[shard]!
             if let following = try cursors[shard].next() {
                 pending[shard] = following
-                heads!.insert(MergeOrder.Head(key: MergeOrder.Key(following), shard: shard))
+                heads!.insert(MergeOrder.Head(key: following.mergeKey, shard: shard))
             } else {
                 pending[shard] = nil
             }

@@ -101,6 +101,7 @@ final class StreamingMergeTests: TemporaryFolderTestCase {
             XCTAssertEqual(stats.similar, LookalikeGroups.summary(LookalikeGroups.assign(
                 expected.map { $0.status == .failed ? nil : $0.phash.flatMap(PerceptualHash.parse) }, maxDistance: 6)))
             XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/.thumbs/" + MergeIndex.fileName), "the index is removed")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/.thumbs/" + MergeIndex.checksFileName), "the checks' index is removed")
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out + "/.thumbs").filter { $0.hasPrefix("lookalike") }, [])
             for folder in folders { try FileManager.default.removeItem(atPath: folder) }
         }
