@@ -7,9 +7,10 @@ TEMPLATE_OUT is the OUT of a real `thumbs run --shard 0/1` over one image:
 its manifest gives the tool and settings lines (as this thumbs writes
 them) and its first thumbnail the bytes every output links to. DEST gets
 DEST/shard-I/manifest.json for every shard I of K, in ManifestWriter's layout
-(one item per line, the run's order in run.shardOrder), and each item's
-output as a hard link to one of a few copies of that thumbnail (ext4 allows
-65,000 links to a file, so one copy per 50,000 outputs).
+(one item per line, the run's order in run.shardOrder unless --no-order), and
+each item's output as a hard link to one of a few copies of that thumbnail
+(ext4 allows 65,000 links to a file, so one copy per 50,000 outputs), all in
+one folder per shard (DEST/shard-I/SIZE/d0000-img-00000000.jpg).
 
 Items look like a run's over a folder of N photos: ids d0000/img-00000000.jpg
 (1,000 per folder, in the walk's order), each in the shard its FNV-1a 64 hash
@@ -131,8 +132,11 @@ def main():
             line = (f'{{"id": "{id_}", "source": "p/{id_}", "status": "{status}", "sha256": "{sha}", "bytes": {w * 31}, '
                     f'"format": "jpeg", "width": {w}, "height": {h}, "orientation": 1, "outputs": [')
             if not failed[i]:
-                path = f"{size}/{id_}"
-                folder = os.path.join(a.dest, f"shard-{sh}", size, id_[:5])
+                # One folder per shard and size: a folder per shard and
+                # source folder would be a million folders at 10M items
+                # (4 GB of directory blocks).
+                path = f"{size}/{id_.replace('/', '-')}"
+                folder = os.path.join(a.dest, f"shard-{sh}", size)
                 if folder not in made_dirs:
                     os.makedirs(folder, exist_ok=True)
                     made_dirs.add(folder)
