@@ -76,10 +76,18 @@ let package = Package(
             name: "CRawShim",
             dependencies: ["CLibRaw"]
         ),
+        // SQLite (Debian's libsqlite3-dev) through pkg-config, module map in
+        // Sources/CSQLite: the merge's index under OUT/.thumbs/ (issue 23).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(
             name: "ThumbsKit",
             dependencies: [
                 "CVips",
+                "CSQLite",
                 "CVipsShim",
                 "CHeifShim",
                 "CVideoShim",

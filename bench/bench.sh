@@ -4,7 +4,8 @@
 #   bash bench/bench.sh [all|SECTION]...
 #
 # Sections: speed progressive progdc progmem srgb p3 rotated sizes placeholders
-# quality memory list lists rerun heic video raw, and scale lookalikes listmem.
+# quality memory list lists rerun heic video raw, and scale lookalikes listmem;
+# mergescale is scale's merge part alone (it also ends scale).
 # Default: all = every section but the last three (+ scale when BENCH_SCALE=1);
 # BENCH_SECTIONS=heic,video,raw names sections when the command line does not.
 # Environment:
@@ -21,6 +22,9 @@
 #   BENCH_STRICT 1 = exit 1 when a target is missed (default: report only)
 #   BENCH_NO_INSTALL 1 = never apt-get install a missing tool
 #   RERUN_N, SCALE_N  image counts of the rerun / scale sections [10000, 100000]
+#   MERGE_N, MERGE_SMALL_N, MERGE_SHARDS  the merge part of scale: items in the
+#                two merges and shards [10000000, 1000000, 100]; needs numpy
+#                and about 1.4 KB of disk per item while a merge runs
 #   MAKE_CORPUS  corpus script [../shared/bench/make-corpus.sh]
 #   HEIC_N, VIDEO_N, RAW_N  files in the archive corpora [12, 9, 12]
 # Work files and caches live in bench-out/ (git-ignored); corpora are kept.
@@ -1478,6 +1482,80 @@ section_scale() {
   verdict "peak RSS (MiB)" "$rss" le 300
   verdict "look-alike grouping of $n hashes (s)" "$group" le 1
   verdict "manifest+stats+report writing (% of run)" "$share" le 10
+  section_merge_scale
+}
+
+# Merge of synthetic shards (issue 23): MERGE_SHARDS shard manifests of
+# MERGE_N items in all, and of MERGE_SMALL_N, made by bench/merge_shards.py
+# (items shaped like a run's, run.shardOrder recorded, outputs hard links to
+# a few real thumbnails), each merged once: peak RSS and wall time. Two
+# sizes show whether the peak grows with the items (it must not) and whether
+# the time is linear. Disk: about 1.3 KB per item while a size is on disk
+# (the shards' manifests and links, the merged manifest, the merge's index),
+# removed after each size.
+merge_cmd() {
+  /usr/bin/time -f %M -o "$MERGE_DIR/rss" "$THUMBS" merge "$MERGE_DIR"/shards/shard-*/manifest.json \
+    --out "$MERGE_DIR/merged" --log-format json
+}
+
+merge_size() {
+  local n=$1 shards=$2 s
+  MERGE_DIR=$OUT/merge-$n
+  rm -rf "$MERGE_DIR"; mkdir -p "$MERGE_DIR"
+  if [[ ! -s $OUT/merge-template/manifest.json ]]; then
+    rm -rf "$OUT/merge-template"; mkdir -p "$OUT/merge-template-src"
+    cp "$OUT/tiny-base.jpg" "$OUT/merge-template-src/one.jpg" 2>/dev/null \
+      || vips black "$OUT/merge-template-src/one.jpg" 64 48 --bands 3
+    "$THUMBS" run "$OUT/merge-template-src" --out "$OUT/merge-template" --shard 0/1 --size "$SIZE" --progress never >/dev/null 2>&1
+  fi
+  say "  making $shards shard manifests of $n items in all (bench/merge_shards.py)"
+  if ! "$PY" "$ROOT/bench/merge_shards.py" "$OUT/merge-template" "$MERGE_DIR/shards" --items "$n" --shards "$shards" >"$MERGE_DIR/gen.log" 2>&1; then
+    say "  generator failed -- reported as n/a"; tail -n 5 "$MERGE_DIR/gen.log"; MERGE_RESULT="n/a n/a n/a"; rm -rf "$MERGE_DIR"; return 0
+  fi
+  local input; input=$(du -sm "$MERGE_DIR/shards" | cut -f1)
+  if s=$(timed "$MERGE_DIR/log" merge_cmd); then
+    local rss cpu; rss=$(calc "$(tail -n1 "$MERGE_DIR/rss") / 1024"); cpu=$(cat "$MERGE_DIR/log.cpu")
+    say "  merged $n items from $shards shards ($input MB of shards): $(calc "$s") s wall, $cpu s CPU, peak $rss MiB"
+    MERGE_RESULT="$(calc "$s") $rss $cpu"
+  else
+    say "  merge failed -- reported as n/a"; show_log_tail "$MERGE_DIR/log"; MERGE_RESULT="n/a n/a n/a"
+  fi
+  rm -rf "$MERGE_DIR"
+}
+
+section_merge_scale() {
+  local big=${MERGE_N:-10000000} small=${MERGE_SMALL_N:-1000000} shards=${MERGE_SHARDS:-100}
+  header "scale: merge of $shards synthetic shards, $small and $big items"
+  if ! have_thumbs || ! ensure_time || ! "$PY" -c 'import numpy' 2>/dev/null; then
+    verdict "merge peak RSS at $big items (MiB)" n/a le 200; return 0
+  fi
+  local free_gb; free_gb=$(df -Pk "$OUT" | awk 'NR==2 {print int($4 / 1048576)}')
+  if ((free_gb * 1000000000 < big * 1400 + 5000000000)); then
+    say "  only $free_gb GB free under $OUT: the $big-item merge needs about $((big * 1400 / 1000000000 + 1)) GB -- skipped"
+    verdict "merge peak RSS at $big items (MiB)" n/a le 200; return 0
+  fi
+  local ws rs cs wb rb cb
+  merge_size "$small" "$shards"; read -r ws rs cs <<<"$MERGE_RESULT"
+  merge_size "$big" "$shards"; read -r wb rb cb <<<"$MERGE_RESULT"
+  local per_small="n/a" per_big="n/a" ratio="n/a" growth="n/a"
+  is_num "$ws" && per_small=$(calc "$ws * 1e6 / $small")
+  is_num "$wb" && per_big=$(calc "$wb * 1e6 / $big")
+  is_num "$per_small" && is_num "$per_big" && ratio=$(calc "$per_big / $per_small")
+  is_num "$rs" && is_num "$rb" && growth=$(calc "$rb - $rs")
+  md_title merge-scale "thumbs merge of $shards synthetic shard manifests (run.shardOrder recorded, outputs hard links), $small and $big items"
+  md ""
+  md "| merge of $shards shards | $small items | $big items | target |"
+  md "|---|---:|---:|---|"
+  md "| wall (s) | $ws | $wb | linear in items |"
+  md "| wall per item (µs) | $per_small | $per_big | ratio $ratio (1 = linear) |"
+  md "| CPU (s) | $cs | $cb | |"
+  md "| peak RSS MiB | $rs | $rb | ≤ 200, not growing: +$growth MiB |"
+  record merge_scale wall_seconds_small "$ws"; record merge_scale wall_seconds_big "$wb"
+  record merge_scale peak_rss_mib_small "$rs"; record merge_scale peak_rss_mib_big "$rb"
+  say ""
+  verdict "merge peak RSS at $big items (MiB)" "$rb" le 200
+  verdict "merge peak RSS growth from $small to $big items (MiB)" "$growth" le 20
+  verdict "merge time per item, $big vs $small items (ratio)" "$ratio" le 1.3
 }
 
 # ---------------------------------------------------------------- main
@@ -1491,6 +1569,7 @@ for a in "$@"; do
   case $a in
   all) SECTIONS+=("${ALL_SECTIONS[@]}"); [[ ${BENCH_SCALE:-0} == 1 ]] && SECTIONS+=(scale) ;;
   speed | progressive | progdc | progmem | srgb | p3 | rotated | sizes | placeholders | quality | memory | list | lists | rerun | scale | lookalikes | listmem | heic | video | raw) SECTIONS+=("$a") ;;
+  mergescale) SECTIONS+=(merge_scale) ;;
   -h | --help) usage ;;
   *) echo "unknown section: $a" >&2; usage ;;
   esac

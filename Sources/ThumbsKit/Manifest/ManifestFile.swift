@@ -54,7 +54,7 @@ enum ManifestFile {
     }
 
     /// A usage error naming what `path` is when it is not a regular file.
-    private static func requireRegular(_ kind: FileInfo.Kind, _ path: String) throws(RunError) {
+    static func requireRegular(_ kind: FileInfo.Kind, _ path: String) throws(RunError) {
         switch kind {
         case .regular:
             return

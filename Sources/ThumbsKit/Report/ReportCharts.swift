@@ -71,11 +71,35 @@ enum ReportCharts {
 
     /// Images per distinct width × height (key: width << 32 | height).
     static func scatterMarks(_ sizes: [(width: Int, height: Int)]) -> [Int64: Int] {
-        var counts: [Int64: Int] = [:]
-        for size in sizes {
-            counts[Int64(size.width) << 32 | Int64(size.height & 0xFFFF_FFFF), default: 0] += 1
+        var counts = SizeCounts()
+        for size in sizes { counts.add(width: size.width, height: size.height) }
+        return counts.counts
+    }
+
+    /// Images per width × height in bounded memory: exact sizes while there
+    /// are at most `limit` distinct ones; past that, sizes are rounded down
+    /// to a coarser step (doubled each time the limit is reached again).
+    /// The chart then draws cells of a 60 × 30 grid, far coarser than that.
+    struct SizeCounts {
+        static let limit = 50_000
+        private(set) var counts: [Int64: Int] = [:]
+        private(set) var images = 0
+        private var step = 1
+
+        mutating func add(width: Int, height: Int) {
+            images += 1
+            counts[key(width, height), default: 0] += 1
+            if counts.count > Self.limit {
+                step *= 2
+                var coarser: [Int64: Int] = [:]
+                for (key, n) in counts { coarser[self.key(Int(key >> 32), Int(key & 0xFFFF_FFFF)), default: 0] += n }
+                counts = coarser
+            }
         }
-        return counts
+
+        private func key(_ width: Int, _ height: Int) -> Int64 {
+            Int64(width / step * step) << 32 | Int64((height / step * step) & 0xFFFF_FFFF)
+        }
     }
 
     // MARK: Histogram
@@ -83,9 +107,18 @@ enum ReportCharts {
     /// A histogram of `values` with nice bin edges. With many values the
     /// range stops at the 99th percentile, the last bar holding the rest.
     static func histogram(_ values: [Double], unit: String, noun: String, into out: inout String) {
-        let sorted = values.filter(\.isFinite).sorted()
-        guard let low = sorted.first, let high = sorted.last else { return empty("no \(noun)", into: &out) }
-        let rangeEnd = sorted.count >= 200 ? sorted[Int(Double(sorted.count - 1) * 0.99)] : high
+        var sketch = QuantileSketch()
+        for value in values { sketch.add(value) }
+        histogram(sketch, unit: unit, noun: noun, into: &out)
+    }
+
+    /// The histogram of a sketch's values (`QuantileSketch`: each of its
+    /// buckets counts at its smallest value, within 0.1 % of its values), so
+    /// that the report of ten million items needs no list of them.
+    static func histogram(_ sketch: QuantileSketch, unit: String, noun: String, into out: inout String) {
+        guard sketch.count > 0 else { return empty("no \(noun)", into: &out) }
+        let low = sketch.min, high = sketch.max
+        let rangeEnd = sketch.count >= 200 ? sketch.value(atIndex: Int(Double(sketch.count - 1) * 0.99)) : high
         var step = niceStep((rangeEnd - low) / 24)
         if rangeEnd - low < step { step = niceStep(max(abs(low), 1e-9) / 10) }
         let start = (low / step).rounded(.down) * step
@@ -93,10 +126,10 @@ enum ReportCharts {
         bins = min(maxBins, max(1, bins))
         var counts = [Int](repeating: 0, count: bins)
         var overflow = 0
-        for value in sorted {
+        for (value, n) in sketch.ascendingBuckets {
             let index = Int(((value - start) / step).rounded(.down))
-            if index >= bins { overflow += 1 }
-            counts[min(bins - 1, max(0, index))] += 1
+            if index >= bins { overflow += n }
+            counts[min(bins - 1, max(0, index))] += n
         }
         let peak = counts.max() ?? 1
         let yStep = max(1, niceStep(Double(peak) / 4))  // counts: whole numbers only

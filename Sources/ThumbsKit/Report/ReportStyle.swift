@@ -14,6 +14,10 @@ enum ReportStyle {
     /// settles. A background image costs nothing until its tile is drawn,
     /// and tiles in chunks off screen are not drawn (`content-visibility`).
     static let imageElementLimit = 10_000
+    /// Tiles in the grid at most: the page stays one a browser opens in
+    /// seconds (about 18 MB at 100,000 tiles); past it a note says how many
+    /// are not shown, and the manifest lists them all.
+    static let gridLimit = 100_000
     /// Look-alike groups shown in the report; the manifest has them all.
     static let lookalikeGroupLimit = 200
     /// Members shown per group: a folder of near-identical frames can make

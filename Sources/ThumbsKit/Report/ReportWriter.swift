@@ -9,24 +9,41 @@ import Foundation
 /// per-item markup is a few short tags, the grid and the failures table come
 /// in chunks of `ReportStyle.chunkSize` that the browser lays out only when
 /// on screen, and charts have a bounded number of marks.
-public struct ReportWriter: Sendable {
+public struct ReportWriter {
+    /// The manifest without its items (`items` hands them out).
     public var manifest: Manifest
     public var statistics: Statistics
+    let items: ReportItems
+    /// The one pass over the items, when it was made as they were written
+    /// (`thumbs merge`); else the report makes it.
+    let gathered: ReportGatherer?
 
     public init(manifest: Manifest, statistics: Statistics) {
-        self.manifest = manifest
+        var header = manifest
+        header.items = []
+        self.manifest = header
         self.statistics = statistics
+        items = ReportItems(manifest.items)
+        gathered = nil
+    }
+
+    /// A report whose items were gathered as they were written (`gathered`)
+    /// and are read back as a stream for the rest (a merge of millions reads
+    /// its manifest back, up to the last tile: `ReportItems`).
+    init(header: Manifest, items: ReportItems, statistics: Statistics, gathered: ReportGatherer) {
+        self.manifest = header
+        self.statistics = statistics
+        self.items = items
+        self.gathered = gathered
     }
 
     /// The whole page as one string (tests and small reports; runs write
     /// it in pieces through `write(pieces:)`).
     public func render() -> String {
         var whole = ""
-        // About 180 bytes per item in the grid (twice the id, and the
-        // markup), plus the fixed parts: reserved at once, so the string is
-        // not copied as it grows.
-        let ids = manifest.items.reduce(0) { $0 + $1.id.utf8.count }
-        whole.reserveCapacity(24_000 + manifest.items.count * 150 + 2 * ids)
+        // About 180 bytes per item in the grid, plus the fixed parts:
+        // reserved at once, so the string is not copied as it grows.
+        whole.reserveCapacity(24_000 + min(statistics.counts.discovered, ReportStyle.gridLimit) * 200)
         write(pieces: { whole += $0 })
         return whole
     }
@@ -35,19 +52,33 @@ public struct ReportWriter: Sendable {
     static let pieceSize = 256 * 1024
 
     /// The page in order, in pieces of about `pieceSize` bytes: a
-    /// 100,000-item report (about 18 MB) is never held whole.
+    /// 100,000-item report (about 18 MB) is never held whole, and the items
+    /// are read a few times over (`ReportItems`), never held either: once
+    /// for everything but the tiles (`ReportGatherer`, unless given), then
+    /// up to the groups' first images, and up to the last tile shown.
     public func write<Failure: Error>(pieces emit: (String) throws(Failure) -> Void) throws(Failure) {
         var out = ""
         out.reserveCapacity(Self.pieceSize + 64 * 1024)
+        let gathered = self.gathered ?? gather()
         head(into: &out)
         summary(into: &out)
-        charts(into: &out)
-        failures(into: &out)
-        lookalikes(into: &out)
-        try grid(into: &out, emit: emit)
+        charts(gathered, into: &out)
+        try failures(gathered, into: &out, emit: emit)
+        lookalikes(gathered, into: &out)
+        try grid(shown: gathered.shown, into: &out, emit: emit)
         out += "<footer>Made by thumbs \(ReportFormat.escape(manifest.tool.version)) with libvips \(ReportFormat.escape(manifest.tool.libvips)). "
         out += "This page is self-contained: no scripts, nothing loaded from the network.</footer>\n</main>\n</body>\n</html>\n"
         try emit(out)
+    }
+
+    private func gather() -> ReportGatherer {
+        let g = ReportGatherer()
+        items.each { item in
+            g.add(item)
+            return true
+        }
+        g.finish()
+        return g
     }
 
     // MARK: Head and summary
@@ -170,36 +201,24 @@ public struct ReportWriter: Sendable {
 
     // MARK: Charts
 
-    private func charts(into out: inout String) {
-        var sizes: [(width: Int, height: Int)] = []
-        var megapixels: [Double] = []
-        var times: [Double] = []
-        sizes.reserveCapacity(manifest.items.count)
-        megapixels.reserveCapacity(manifest.items.count)
-        times.reserveCapacity(manifest.items.count)
-        for item in manifest.items {
-            if item.status == .ok { times.append(item.ms) }
-            guard item.status != .failed, let w = item.width, let h = item.height else { continue }
-            sizes.append((w, h))
-            megapixels.append(Double(w) * Double(h) / 1_000_000)
-        }
+    private func charts(_ g: ReportGatherer, into out: inout String) {
         let s = statistics
         out += "<section id=charts>\n<h2>Charts</h2>\n<div class=charts>\n"
 
-        let marks = ReportCharts.scatterMarks(sizes)
+        let marks = g.sizes.counts
         panel("Input dimensions", "width × height as displayed · dashed line: square · "
                 + (marks.count > ReportCharts.maxScatterMarks ? "darker cells: more images" : "larger dots: more images"), into: &out)
-        ReportCharts.scatter(marks, images: sizes.count, into: &out)
+        ReportCharts.scatter(marks, images: g.sizes.images, into: &out)
         out += "</figure>\n"
 
-        panel("Megapixels", megapixels.isEmpty ? "of the input images" :
+        panel("Megapixels", g.megapixels.count == 0 ? "of the input images" :
                 "of the input images · median \(ReportFormat.number(s.dimensions.input.megapixels.p50, digits: 2)) MP", into: &out)
-        ReportCharts.histogram(megapixels, unit: "MP", noun: "images", into: &out)
+        ReportCharts.histogram(g.megapixels, unit: "MP", noun: "images", into: &out)
         out += "</figure>\n"
 
-        panel("Time per image", times.isEmpty ? "decode, resize and encode of each new image" :
+        panel("Time per image", g.times.count == 0 ? "decode, resize and encode of each new image" :
                 "decode, resize and encode · median \(ReportFormat.number(s.time.perImageMs.p50, digits: 1)) ms, p95 \(ReportFormat.number(s.time.perImageMs.p95, digits: 1)) ms", into: &out)
-        ReportCharts.histogram(times, unit: "ms", noun: "images decoded in this run", into: &out)
+        ReportCharts.histogram(g.times, unit: "ms", noun: "images decoded in this run", into: &out)
         out += "</figure>\n"
 
         let d = s.downloads
@@ -277,83 +296,85 @@ public struct ReportWriter: Sendable {
 
     // MARK: Failures
 
-    private func failures(into out: inout String) {
-        let failed = manifest.items.filter { $0.status == .failed }
-        out += "<section id=failures>\n<h2>Failures <span class=count>\(ReportFormat.int(failed.count))</span></h2>\n"
-        guard !failed.isEmpty else {
+    /// Every failure, whatever their number: the rows gathered in chunks
+    /// (`ReportGatherer`), handed on piece by piece.
+    private func failures<Failure: Error>(_ g: ReportGatherer, into out: inout String,
+                                          emit: (String) throws(Failure) -> Void) throws(Failure) {
+        let total = g.failures
+        out += "<section id=failures>\n<h2>Failures <span class=count>\(ReportFormat.int(total))</span></h2>\n"
+        guard total > 0 else {
             out += "<div class=tablewrap><p class=empty>No failures: every image was thumbnailed.</p></div>\n</section>\n"
             return
         }
         out += "<div class=tablewrap>"
-        for (index, start) in stride(from: 0, to: failed.count, by: ReportStyle.chunkSize).enumerated() {
-            let end = min(failed.count, start + ReportStyle.chunkSize)
-            // The first chunk is usually on screen: only later ones skip layout.
-            out += index == 0 ? "<div>" : "<div class=\"chunk rows\">"
-            out += "<table><colgroup><col class=c1><col class=c2><col></colgroup>"
-            if index == 0 { out += "<thead><tr><th>Image</th><th>Code</th><th>What went wrong</th></tr></thead>" }
-            out += "<tbody>\n"
-            for item in failed[start..<end] {
-                out += "<tr><td><code>"
-                out.appendEscaped(item.id)
-                out += "</code>"
-                if item.source != item.id && !item.source.hasSuffix("/" + item.id) {
-                    out += "<small>"
-                    out.appendEscaped(item.source)
-                    out += "</small>"
-                }
-                out += "</td><td><span class=code>"
-                out.appendEscaped(item.error?.code ?? "unknown")
-                out += "</span></td><td>"
-                out.appendEscaped(item.error?.message ?? "no message recorded")
-                out += "</td></tr>\n"
-            }
-            out += "</tbody></table></div>\n"
+        var failure: Failure?
+        g.failureRows.replay { piece in
+            out += piece
+            guard failure == nil, out.utf8.count >= Self.pieceSize else { return }
+            do throws(Failure) { try emit(out) } catch { failure = error }
+            out.removeAll(keepingCapacity: true)
         }
+        if let failure { throw failure }
         out += "</div>\n</section>\n"
     }
 
     // MARK: Grid
 
     /// The grid, handing `out` to `emit` whenever it has grown past
-    /// `pieceSize` (between chunks).
-    private func grid<Failure: Error>(into out: inout String, emit: (String) throws(Failure) -> Void) throws(Failure) {
-        // Indices, not copies: at 100,000 items a filtered copy of the
-        // items was the largest allocation of the whole run.
-        let shown = manifest.items.indices.filter { manifest.items[$0].status != .failed && !manifest.items[$0].outputs.isEmpty }
-        out += "<section id=thumbnails>\n<h2>Thumbnails <span class=count>\(ReportFormat.int(shown.count))</span></h2>\n"
+    /// `pieceSize` (between chunks). Past `ReportStyle.gridLimit` tiles the
+    /// grid stops, and says so: the manifest lists every image.
+    private func grid<Failure: Error>(shown total: Int, into out: inout String, emit: (String) throws(Failure) -> Void) throws(Failure) {
+        let shown = min(total, ReportStyle.gridLimit)
+        out += "<section id=thumbnails>\n<h2>Thumbnails <span class=count>\(ReportFormat.int(total))</span></h2>\n"
         let sizes = manifest.settings.sizes.map(\.label)
         var note = "Every image in source order, with its original and thumbnail size in pixels."
         if sizes.count > 1 { note += " Shown: the \(sizes[0]) output of each (\(sizes.count) sizes were made)." }
         out += "<p class=sub>"
         out.appendEscaped(note)
         out += "</p>\n"
-        guard !shown.isEmpty else {
+        if total > shown {
+            out += "<p class=banner><b>The grid shows the first \(ReportFormat.int(shown)) of \(ReportFormat.int(total)) thumbnails.</b> "
+            out += "A page of more would not open in a browser in seconds; every image is in manifest.json, and its thumbnails in the size folders.</p>\n"
+        }
+        guard shown > 0 else {
             out += "<div class=tablewrap><p class=empty>No thumbnails in this run.</p></div>\n</section>\n"
             return
         }
-        for start in stride(from: 0, to: shown.count, by: ReportStyle.chunkSize) {
-            let end = min(shown.count, start + ReportStyle.chunkSize)
-            out += "<ol class=\"grid chunk\""
-            if end - start < ReportStyle.chunkSize {
-                out += " style=\"contain-intrinsic-size:auto \(ReportStyle.gridChunkHeight(items: end - start))px\""
+        var index = 0
+        var failure: Failure?
+        items.each { item in
+            guard item.status != .failed, !item.outputs.isEmpty else { return true }
+            if index % ReportStyle.chunkSize == 0 {
+                let count = min(shown - index, ReportStyle.chunkSize)
+                out += "<ol class=\"grid chunk\""
+                if count < ReportStyle.chunkSize {
+                    out += " style=\"contain-intrinsic-size:auto \(ReportStyle.gridChunkHeight(items: count))px\""
+                }
+                out += ">\n"
             }
-            out += ">\n"
-            for index in start..<end {
-                tile(manifest.items[shown[index]], asImage: index < ReportStyle.imageElementLimit, into: &out)
+            Self.tile(item, asImage: index < ReportStyle.imageElementLimit, into: &out)
+            index += 1
+            if index % ReportStyle.chunkSize == 0 || index == shown {
+                out += "</ol>\n"
+                if out.utf8.count >= Self.pieceSize {
+                    do throws(Failure) { try emit(out) } catch {
+                        failure = error
+                        return false
+                    }
+                    out.removeAll(keepingCapacity: true)
+                }
             }
-            out += "</ol>\n"
-            if out.utf8.count >= Self.pieceSize {
-                try emit(out)
-                out.removeAll(keepingCapacity: true)
-            }
+            return index < shown
         }
+        if let failure { throw failure }
+        if index % ReportStyle.chunkSize != 0 && index < shown { out += "</ol>\n" }
         out += "</section>\n"
     }
 
     /// One tile: kept to a few short tags, it is repeated for every image.
     /// Past `ReportStyle.imageElementLimit` the thumbnail is the tile's CSS
     /// background instead of an `<img>` (see there why).
-    private func tile(_ item: ManifestItem, asImage: Bool, distance: Int? = nil, into out: inout String) {
+    static func tile(_ item: ManifestItem, asImage: Bool, distance: Int? = nil, into out: inout String) {
         let output = item.outputs[0]
         out += item.status == .duplicate ? "<li class=dup>" : "<li>"
         if asImage {
@@ -363,7 +384,7 @@ public struct ReportWriter: Sendable {
             out.appendInt(output.width)
             out += " height="
             out.appendInt(output.height)
-            if let colour = Self.safeColour(item.color) {
+            if let colour = safeColour(item.color) {
                 // The average colour fills the tile while the image loads.
                 out += " style=\"background:\(colour)\""
             }
@@ -374,7 +395,7 @@ public struct ReportWriter: Sendable {
             out += "<div class=t style=\"background-image:url("
             out.appendURLPath(output.path)
             out += ")"
-            if let colour = Self.safeColour(item.color) { out += ";background-color:\(colour)" }
+            if let colour = safeColour(item.color) { out += ";background-color:\(colour)" }
             out += "\"></div>"
         }
         if let video = item.video {
@@ -425,48 +446,42 @@ public struct ReportWriter: Sendable {
     /// Groups of look-alikes side by side: the first item, then each member
     /// with its distance in bits. Bounded, like the charts: past
     /// `ReportStyle.lookalikeGroupLimit` groups a line says how many more.
-    private func lookalikes(into out: inout String) {
-        // Indices, not items: with 100,000 items in one group (a folder of
-        // identical frames) copies of the items would double the memory.
-        let items = manifest.items
-        var members: [String: [Int]] = [:]
-        var order: [String] = []
-        for (index, item) in items.enumerated() {
-            guard let first = item.similarTo?.id else { continue }
-            if members[first] == nil { order.append(first) }
-            members[first, default: []].append(index)
-        }
-        var firstIndex: [String: Int] = [:]
-        firstIndex.reserveCapacity(order.count)
-        for (index, item) in items.enumerated() where members[item.id] != nil && firstIndex[item.id] == nil {
-            firstIndex[item.id] = index
-        }
-        out += "<section id=lookalikes>\n<h2>Look-alikes <span class=count>\(ReportFormat.int(order.count))</span></h2>\n"
+    private func lookalikes(_ g: ReportGatherer, into out: inout String) {
+        let groupCount = statistics.similar.groups
+        out += "<section id=lookalikes>\n<h2>Look-alikes <span class=count>\(ReportFormat.int(groupCount))</span></h2>\n"
         out += "<p class=sub>Images whose perceptual hashes differ in at most \(ReportFormat.int(manifest.run?.similar ?? 0)) of 64 bits: "
         out += "the same photo re-encoded, resized or retouched. They are thumbnailed like any other; each row starts with the group's first image.</p>\n"
-        guard !order.isEmpty else {
+        guard !g.groups.isEmpty else {
             let off = (manifest.run?.similar ?? 1) == 0
             out += "<div class=tablewrap><p class=empty>\(off ? "Grouping was off (--similar 0)." : "No look-alikes.")</p></div>\n</section>\n"
             return
         }
-        for first in order.prefix(ReportStyle.lookalikeGroupLimit) {
+        // The groups' first images come before their members: read up to
+        // the last of them.
+        var leaders: [String: String] = [:]
+        var pending = Set(g.groups)
+        items.each { item in
+            if pending.remove(item.id) != nil, !item.outputs.isEmpty, item.status != .failed {
+                var tile = ""
+                Self.tile(item, asImage: true, into: &tile)
+                leaders[item.id] = tile
+            }
+            return !pending.isEmpty
+        }
+        for first in g.groups {
             out += "<ol class=\"grid group\">\n"
-            if let leader = firstIndex[first].map({ items[$0] }), !leader.outputs.isEmpty, leader.status != .failed {
-                tile(leader, asImage: true, into: &out)
-            }
-            let shown = (members[first] ?? []).filter { !items[$0].outputs.isEmpty }
-            for index in shown.prefix(ReportStyle.lookalikeMemberLimit) {
-                tile(items[index], asImage: true, distance: items[index].similarTo?.distance, into: &out)
-            }
+            if let leader = leaders[first] { out += leader }
+            let members = g.members[first] ?? ([], 0)
+            for tile in members.tiles { out += tile }
             out += "</ol>\n"
-            if shown.count > ReportStyle.lookalikeMemberLimit {
-                out += "<p class=sub>and \(ReportFormat.int(shown.count - ReportStyle.lookalikeMemberLimit)) more look-alikes of "
+            if members.shown > ReportStyle.lookalikeMemberLimit {
+                out += "<p class=sub>and \(ReportFormat.int(members.shown - ReportStyle.lookalikeMemberLimit)) more look-alikes of "
                 out.appendEscaped(first)
                 out += " (see <code>similarTo</code> in manifest.json).</p>\n"
             }
         }
-        if order.count > ReportStyle.lookalikeGroupLimit {
-            out += "<p class=sub>\(ReportFormat.int(order.count - ReportStyle.lookalikeGroupLimit)) more groups: see <code>similarTo</code> in manifest.json.</p>\n"
+        if groupCount > ReportStyle.lookalikeGroupLimit {
+            out += "<p class=sub>\(ReportFormat.int(groupCount - ReportStyle.lookalikeGroupLimit)) more groups: see <code>similarTo</code> in manifest.json.</p>\n"
         }
         out += "</section>\n"
     }

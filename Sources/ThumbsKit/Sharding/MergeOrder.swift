@@ -91,9 +91,13 @@ enum MergeOrder {
         var id: [UInt8]
 
         init(_ item: ManifestItem) {
-            let source = item.source.lowercased()
-            isListItem = item.download != nil || source.hasPrefix("http://") || source.hasPrefix("https://")
-            id = Array(item.id.utf8)
+            self.init(id: item.id, source: item.source, downloaded: item.download != nil)
+        }
+
+        init(id: String, source: String, downloaded: Bool) {
+            let source = source.lowercased()
+            isListItem = downloaded || source.hasPrefix("http://") || source.hasPrefix("https://")
+            self.id = Array(id.utf8)
         }
 
         func precedes(_ other: Key) -> Bool {

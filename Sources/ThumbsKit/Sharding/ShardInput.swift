@@ -1,18 +1,22 @@
 import Foundation
 
-/// One manifest given to `thumbs merge`: the shard's manifest and the folder
-/// (the shard's OUT) its output paths are relative to.
-public struct ShardInput: Sendable {
+/// One manifest given to `thumbs merge`: the shard's manifest, read as a
+/// stream (`ManifestSource`: its header here, its items pass by pass), and
+/// the folder (the shard's OUT) its output paths are relative to.
+struct ShardInput {
     /// The manifest's path as the user gave it, for messages.
-    public var manifestPath: String
+    var manifestPath: String
     /// The absolute, normalised folder that holds the manifest.
-    public var root: String
-    public var manifest: Manifest
+    var root: String
+    /// The manifest without its items (`ManifestSource.header`).
+    var manifest: Manifest
+    var source: ManifestSource
 
-    public init(manifestPath: String, root: String, manifest: Manifest) {
+    init(manifestPath: String, root: String, source: ManifestSource) {
         self.manifestPath = manifestPath
         self.root = root
-        self.manifest = manifest
+        self.manifest = source.header
+        self.source = source
     }
 
     /// Where a MANIFEST argument's manifest lies, found without reading it:
@@ -36,13 +40,12 @@ public struct ShardInput: Sendable {
             root = (RelativePath.absolute(manifestPath) as NSString).deletingLastPathComponent
         }
 
-        /// Reads the manifest (once its folder is locked).
+        /// Opens the manifest and reads its header (once its folder is locked).
         func load() throws(RunError) -> ShardInput {
             if namesFolder, !FileManager.default.fileExists(atPath: manifestPath) {
                 throw .usage("\(argument) is a folder without a manifest.json: give the manifest of each shard")
             }
-            let manifest = try JSONCoding.readManifest(at: manifestPath)
-            return ShardInput(manifestPath: manifestPath, root: root, manifest: manifest)
+            return ShardInput(manifestPath: manifestPath, root: root, source: try ManifestSource.open(manifestPath))
         }
     }
 

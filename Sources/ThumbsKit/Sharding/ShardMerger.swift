@@ -4,7 +4,7 @@ import Foundation
 /// same sources would have written (timings aside).
 ///
 /// - Items: the union, in the run's order as the shards recorded it
-///   (`ShardOrder`), else in the order `MergeOrder.merge` gives.
+///   (`ShardOrder`), else in the order `MergeOrder` gives (`MergedStream`).
 /// - Output paths: with `referencedFrom` set (no `--copy`), each path becomes
 ///   the relative path from the merged folder to the shard's file, so the
 ///   merged report's links find the thumbnails where they lie (`thumbs
@@ -12,6 +12,7 @@ import Foundation
 ///   paths: verify the shards, or merge with `--copy`); with `--copy` the files are copied to the same relative paths and
 ///   the paths stay as they were (output names are assigned over the whole
 ///   run before sharding, so they never collide).
+/// - Look-alikes: grouped again over the merged order (`LookalikeSpill`).
 /// - Duplicates: a run decodes identical bytes once, the first item in source
 ///   order leads and the others are `duplicate`. Shards cannot see each other,
 ///   so two copies in different shards were both decoded (`ok`); the merge
@@ -28,61 +29,19 @@ import Foundation
 /// - `startedAt` is the earliest shard's start, `finishedAt` the latest
 ///   finish, `tool` is shard 0's, and `shard` is absent: the result is whole.
 enum ShardMerger {
-    /// Moves the items out of `shards` (a merge of 100,000 items then holds
-    /// one copy of them, not three) and returns the merged manifest.
-    static func merge(_ shards: inout [ShardInput], order: [Int]?, referencedFrom outRoot: String?) -> Manifest {
-        var sequences: [[ManifestItem]] = []
-        sequences.reserveCapacity(shards.count)
-        for index in shards.indices {
-            var items = shards[index].manifest.items
-            shards[index].manifest.items = []
-            if let outRoot {
-                let root = shards[index].root
-                for i in items.indices {
-                    for j in items[i].outputs.indices {
-                        items[i].outputs[j].path = RelativePath.relative(from: outRoot, to: root + "/" + items[i].outputs[j].path)
-                    }
-                }
-            }
-            sequences.append(items)
-        }
-        var items = order.map { MergeOrder.interleave(sequences, order: $0) } ?? MergeOrder.merge(sequences)
-        sequences = []
-        linkDuplicates(&items)
-
+    /// The merged manifest without its items (`MergedManifestWriter`
+    /// streams them): counters, times and tool as listed above.
+    static func header(_ shards: [ShardInput]) -> Manifest {
         let manifests = shards.map(\.manifest)
-        let run = counters(manifests.map { $0.run ?? RunCounters() })
-        // Look-alikes across shards: grouped again over the merged order.
-        LookalikeGrouping.apply(to: &items, distance: run.similar ?? LookalikeGrouping.defaultDistance)
         return Manifest(
             tool: manifests[0].tool,
             startedAt: earliest(manifests.map(\.startedAt)),
             finishedAt: latest(manifests.map(\.finishedAt)),
             settings: manifests[0].settings,
             shard: nil,
-            run: run,
-            items: items
+            run: counters(manifests.map { $0.run ?? RunCounters() }),
+            items: []
         )
-    }
-
-    /// Applies "identical bytes are decoded once" across shards: per source
-    /// hash, the first `ok` item in order leads; later `ok` items become its
-    /// duplicates, and existing duplicates point to it.
-    static func linkDuplicates(_ items: inout [ManifestItem]) {
-        var leaders: [String: String] = [:]
-        for item in items where item.status == .ok {
-            if let sha = item.sha256, leaders[sha] == nil { leaders[sha] = item.id }
-        }
-        for index in items.indices {
-            guard let sha = items[index].sha256, let leader = leaders[sha], items[index].id != leader else { continue }
-            switch items[index].status {
-            case .ok, .duplicate:
-                items[index].status = .duplicate
-                items[index].duplicateOf = leader
-            case .unchanged, .failed:
-                break
-            }
-        }
     }
 
     static func counters(_ runs: [RunCounters]) -> RunCounters {

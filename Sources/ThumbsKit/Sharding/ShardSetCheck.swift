@@ -4,14 +4,20 @@ import Foundation
 /// before anything is written. Every refusal is a usage error (exit 2) whose
 /// message names the manifests involved and what to do.
 enum ShardSetCheck {
-    /// The shards ordered by index, and the run's order of their items when
-    /// the shards recorded it (`ShardOrder`).
+    /// The shards ordered by index, and whether they recorded the run's
+    /// order (`ShardOrder`).
     struct Checked {
         var shards: [ShardInput]
-        var order: [Int]?
+        /// Every shard recorded `run.shardOrder`: `MergedStream` follows it.
+        var useOrder: Bool
+        /// The shards recorded different orders: reported after the items
+        /// are checked (`MergeCheckPass`), as the checks always came in
+        /// that order.
+        var orderProblem: RunError?
     }
 
-    /// Returns the checked set, or throws the first problem found.
+    /// Checks what the manifests' headers tell (the items are checked as
+    /// they stream by: `MergeCheckPass`); throws the first problem found.
     static func check(_ inputs: [ShardInput]) throws(RunError) -> Checked {
         guard !inputs.isEmpty else { throw .usage("no MANIFEST given: name the manifest.json of every shard") }
         try checkDistinctFiles(inputs)
@@ -19,33 +25,35 @@ enum ShardSetCheck {
         try checkNotInterrupted(shards)
         let ordered = try checkCompleteSet(shards)
         try checkSameSettings(ordered)
-        try checkItems(ordered)
-        return Checked(shards: ordered, order: try checkOrder(ordered))
+        let (useOrder, problem) = checkOrderTexts(ordered)
+        return Checked(shards: ordered, useOrder: useOrder, orderProblem: problem)
     }
 
-    /// The order of the run's items that every shard recorded: the same in
-    /// each (they walked and read the same sources), and naming each shard as
-    /// many times as it has items. nil when no shard recorded one (a version
-    /// before `ShardOrder`, or shards of mixed versions).
-    private static func checkOrder(_ ordered: [ShardInput]) throws(RunError) -> [Int]? {
-        let texts = ordered.map { $0.manifest.run?.shardOrder }
-        guard let first = texts[0], texts.allSatisfy({ $0 != nil }) else { return nil }
-        if let index = texts.firstIndex(where: { $0 != first }) {
-            throw .usage("\(ordered[index].label) and \(ordered[0].label) found different items in their run: "
-                         + "the shards were run over different sources, or the sources changed between them; "
-                         + "run every shard again over the same sources")
+    /// Whether every shard recorded the run's order, and the same one (by
+    /// its SHA-256: they walked and read the same sources). No order when
+    /// no shard, or not every shard, recorded one (a version before
+    /// `ShardOrder`, or shards of mixed versions).
+    private static func checkOrderTexts(_ ordered: [ShardInput]) -> (Bool, RunError?) {
+        let texts = ordered.map(\.source.order)
+        guard let first = texts[0], texts.allSatisfy({ $0 != nil }) else { return (false, nil) }
+        if let index = texts.firstIndex(where: { $0!.digest != first.digest }) {
+            return (true, .usage("\(ordered[index].label) and \(ordered[0].label) found different items in their run: "
+                                 + "the shards were run over different sources, or the sources changed between them; "
+                                 + "run every shard again over the same sources"))
         }
-        let count = ordered.count
-        guard let order = ShardOrder.parse(first, count: count) else {
+        return (true, nil)
+    }
+
+    /// After a pass over the merged stream: the order was a list of indices
+    /// and named each shard as many times as it has items.
+    static func checkOrderCounts<Item>(_ ordered: [ShardInput], _ stream: MergedStream<Item>) throws(RunError) {
+        if stream.orderDamaged {
             throw .usage("\(ordered[0].label) has a damaged run.shardOrder: run the shards again with this thumbs")
         }
-        var perShard = [Int](repeating: 0, count: count)
-        for shard in order { perShard[shard] += 1 }
-        for (index, input) in ordered.enumerated() where perShard[index] != input.manifest.items.count {
-            throw .usage("\(input.label) lists \(input.manifest.items.count) items, but its run found \(perShard[index]) for it: "
+        for (index, input) in ordered.enumerated() where stream.ordered[index] != stream.itemsRead(index) {
+            throw .usage("\(input.label) lists \(stream.itemsRead(index)) items, but its run found \(stream.ordered[index]) for it: "
                          + "the manifest was changed after the run; run that shard again")
         }
-        return order
     }
 
     /// The same manifest named twice (also through different spellings).
@@ -132,38 +140,6 @@ enum ShardSetCheck {
         compare("--keep-metadata", a.keepMetadata, b.keepMetadata) { $0 ? "on" : "off" }
         if differences.isEmpty { differences.append("sizes given differently") }
         return differences
-    }
-
-    /// No id in two shards, every id in the shard its hash names, no output
-    /// path written by two items, and no output path that leaves its folder.
-    private static func checkItems(_ ordered: [ShardInput]) throws(RunError) {
-        var owner: [String: Int] = [:]
-        var outputOwner: [String: Int] = [:]
-        for (index, input) in ordered.enumerated() {
-            let shard = input.manifest.shard!
-            for item in input.manifest.items {
-                if let earlier = owner[item.id] {
-                    throw .usage("item \(quoted(item.id)) is in both \(ordered[earlier].label) and \(input.label): "
-                                 + "the shards overlap; were they run over different sources, or copied from another run?")
-                }
-                owner[item.id] = index
-                let home = ShardPartition.shard(of: item.id, count: shard.count)
-                if home != shard.index {
-                    throw .usage("item \(quoted(item.id)) is in \(input.label) but belongs to shard \(home)/\(shard.count): "
-                                 + "the manifest was not written by this version's --shard; run the shards again with this thumbs")
-                }
-                for output in item.outputs {
-                    guard RelativePath.isContained(output.path) else {
-                        throw .usage("item \(quoted(item.id)) of \(input.label) has an output path outside its folder: \(quoted(output.path))")
-                    }
-                    if let earlier = outputOwner[output.path], earlier != index {
-                        throw .usage("\(ordered[earlier].label) and \(input.label) both list the output \(output.path): "
-                                     + "the shards disagree on output names; run them over the same sources")
-                    }
-                    outputOwner[output.path] = index
-                }
-            }
-        }
     }
 
     static func quoted(_ text: String) -> String {

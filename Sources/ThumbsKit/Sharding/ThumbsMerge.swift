@@ -30,7 +30,9 @@ public struct ThumbsMerge: Sendable {
     }
 
     public struct Outcome: Sendable {
-        public var manifest: Manifest
+        /// The merged manifest without its items (a merge of millions never
+        /// holds them): read OUT/manifest.json for those.
+        public var header: Manifest
         public var statistics: Statistics
         /// The shard count N.
         public var shardCount: Int
@@ -38,6 +40,13 @@ public struct ThumbsMerge: Sendable {
         public var copiedFiles: Int
     }
 
+    /// Streams: the shards' manifests are read item by item (`ManifestSource`)
+    /// in two passes over the merged order (`MergedStream`): one that checks
+    /// and indexes (`MergeCheckPass`: `MergeIndex`, `LookalikeSpill`, both
+    /// under OUT/.thumbs/), one that writes (`MergedManifestWriter`); the
+    /// report reads the merged manifest back the same way. Memory holds a
+    /// batch of items per shard and SQLite's capped page cache, whatever
+    /// the number of items.
     public func run() throws(RunError) -> Outcome {
         // Lock every shard's folder first, then read: a shard still running
         // is refused before a byte of its manifest is read.
@@ -46,56 +55,68 @@ public struct ThumbsMerge: Sendable {
         defer { withExtendedLifetime(locks) {} }
         var inputs: [ShardInput] = []
         for location in locations { inputs.append(try location.load()) }
-        var checked = try ShardSetCheck.check(inputs)
-        var shards = checked.shards
-        let order = checked.order
-        checked.shards = []  // one copy of the items: ShardMerger moves them out of `shards`
+        let checked = try ShardSetCheck.check(inputs)
         inputs = []
+        let shards = checked.shards
         let outRoot = RelativePath.absolute(outputDirectory)
         if let clash = shards.first(where: { $0.root == outRoot }) {
             throw .usage("--out \(outputDirectory) is the folder of \(clash.label): choose a new folder for the merged run")
         }
         warnAboutVersions(shards)
 
-        try checkOutputsExist(shards)
-        if copy { try checkCopiesMatch(shards) }
+        let existed = FileInfo.of(outRoot) != nil
         let out = try OutputDirectory(path: outputDirectory)
+        let index: MergeIndex
+        let spill: LookalikeSpill
+        do {
+            index = try MergeIndex(stateDirectory: out.stateDirectory)
+            spill = try LookalikeSpill(folder: out.stateDirectory)
+        } catch {
+            Self.removeIfMadeHere(out, existed: existed)
+            throw error
+        }
+        defer { index.remove() }
+        do {
+            try MergeCheckPass.run(checked, index: index, spill: spill)
+            if copy { try checkCopiesMatch(shards) }
+        } catch {
+            index.remove()
+            Self.removeIfMadeHere(out, existed: existed)
+            throw error
+        }
         var copied = 0
         if copy { copied = try copyOutputs(shards, into: out) }
 
         let sizes = shards[0].manifest.settings.sizes.map(\.label)
-        let manifest = ShardMerger.merge(&shards, order: order, referencedFrom: copy ? nil : out.root)
-        let statistics = Statistics(manifest: manifest)
-        try ResultWriter(out: out, writeReport: writeReport).write(manifest, statistics, what: "merged manifest")
+        let header = ShardMerger.header(shards)
+        let similar = try spill.group(distance: header.run?.similar ?? LookalikeGrouping.defaultDistance, index: index)
+        let written = try MergedManifestWriter.write(checked, header: header, index: index, similar: similar,
+                                                     referencedFrom: copy ? nil : out.root, out: out)
+        let statistics = written.statistics
+        index.remove()
+        try ResultWriter(out: out, writeReport: writeReport).writeMerged(header, statistics, report: written.report)
         summarise(statistics, shardCount: shards.count, sizes: sizes, out: out, copied: copied)
-        return Outcome(manifest: manifest, statistics: statistics, shardCount: shards.count, copiedFiles: copied)
+        return Outcome(header: header, statistics: statistics, shardCount: shards.count, copiedFiles: copied)
     }
 
-    /// Every thumbnail a shard lists must be there, or the merged report and
-    /// `thumbs verify` would point at nothing.
-    private func checkOutputsExist(_ shards: [ShardInput]) throws(RunError) {
-        var missing: [(ShardInput, String)] = []
-        for shard in shards {
-            for item in shard.manifest.items {
-                for output in item.outputs {
-                    let path = shard.root + "/" + output.path
-                    if FileInfo.of(path)?.kind != .regular { missing.append((shard, path)) }
-                }
-            }
-        }
-        guard let (shard, path) = missing.first else { return }
-        let more = missing.count > 1 ? " and \(missing.count - 1) more" : ""
-        throw .fatal("\(path) listed by \(shard.label) is missing\(more): "
-                     + "run that shard again with the same command (it remakes missing thumbnails), then merge")
+    /// A refused merge leaves no OUT behind that it made itself (its state
+    /// folder is empty once the index is gone).
+    private static func removeIfMadeHere(_ out: OutputDirectory, existed: Bool) {
+        let files = FileManager.default
+        guard !existed, (try? files.contentsOfDirectory(atPath: out.root)) == [".thumbs"],
+              (try? files.contentsOfDirectory(atPath: out.temporaryDirectory))?.isEmpty ?? true
+        else { return }
+        try? files.removeItem(atPath: out.root)
     }
 
-    /// With `--copy`, before DIR is made: every thumbnail is a regular file
+    /// With `--copy`, before DIR is written: every thumbnail is a regular file
     /// inside its shard's folder, reached without following a link, whose
     /// bytes have the SHA-256 its manifest records. A shard that fails this
     /// is refused (exit 2) and nothing is written.
     private func checkCopiesMatch(_ shards: [ShardInput]) throws(RunError) {
         for shard in shards {
-            for item in shard.manifest.items {
+            let items = shard.source.items()
+            while let item = try items.next() {
                 for output in item.outputs { _ = try verifiedBytes(output, of: item, in: shard) }
             }
         }
@@ -109,7 +130,8 @@ public struct ThumbsMerge: Sendable {
     private func copyOutputs(_ shards: [ShardInput], into out: OutputDirectory) throws(RunError) -> Int {
         var count = 0
         for shard in shards {
-            for item in shard.manifest.items {
+            let items = shard.source.items()
+            while let item = try items.next() {
                 for output in item.outputs {
                     if linkChecked(output, of: shard, into: out) {
                         count += 1

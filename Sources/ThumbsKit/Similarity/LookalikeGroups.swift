@@ -57,8 +57,28 @@ public enum LookalikeGroups {
         guard maxDistance > 0, hashes.count > 1 else { return result }
         let present = hashes.indices.filter { hashes[$0] != nil }
         let values = present.map { hashes[$0]! }
-        let index = ChunkIndex(values, maxDistance: maxDistance)
         var groupOf = [Int32](repeating: 0, count: values.count)  // position in `values` of the representative
+        let earliest = earliestMatches(values, maxDistance: maxDistance)
+        for i in 0..<values.count {
+            let j = Int(earliest[i])
+            if j >= 0 {
+                let representative = Int(groupOf[j])
+                groupOf[i] = Int32(representative)
+                let distance = (values[i] ^ values[representative]).nonzeroBitCount
+                result[present[i]] = Match(representative: present[representative], distance: distance)
+            } else {
+                groupOf[i] = Int32(i)
+            }
+        }
+        return result
+    }
+
+    /// For each value, the position of the earliest earlier value within
+    /// `maxDistance` bits of it, or -1: the first half of `assign`, also run
+    /// by `LookalikeSpill` on each bucket of a merge's hashes.
+    static func earliestMatches(_ values: [UInt64], maxDistance: Int) -> [Int32] {
+        guard values.count > 1 else { return [Int32](repeating: -1, count: values.count) }
+        let index = ChunkIndex(values, maxDistance: maxDistance)
         // Queries only read the index: spread them over the cores in blocks,
         // each block writing its own slots.
         let earliest = UnsafeMutableBufferPointer<Int32>.allocate(capacity: values.count)
@@ -78,18 +98,7 @@ public enum LookalikeGroups {
                 }
             }
         }
-        for i in 0..<values.count {
-            let j = Int(earliest[i])
-            if j >= 0 {
-                let representative = Int(groupOf[j])
-                groupOf[i] = Int32(representative)
-                let distance = (values[i] ^ values[representative]).nonzeroBitCount
-                result[present[i]] = Match(representative: present[representative], distance: distance)
-            } else {
-                groupOf[i] = Int32(i)
-            }
-        }
-        return result
+        return Array(earliest)
     }
 
     public static func summary(_ matches: [Match?]) -> Summary {

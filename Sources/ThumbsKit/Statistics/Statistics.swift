@@ -56,72 +56,24 @@ public struct Statistics: Sendable, Codable, Equatable {
         public var perImageMs: Summary
     }
 
+    /// Computed item by item (`StatisticsAccumulator`): the same figures
+    /// for a run, `thumbs stats` and a merge of the same items.
     public init(manifest: Manifest) {
-        let items = manifest.items
-        let run = manifest.run ?? RunCounters()
-        var counts = Counts()
-        counts.discovered = items.count
-        counts.ignored = run.ignored
-        counts.unreadable = run.unreadable ?? 0
-        var inW: [Int] = [], inH: [Int] = [], mp: [Double] = []
-        var outW: [Int] = [], outH: [Int] = []
-        var shape = Dimensions.Shape()
-        var inFormats: [String: Int] = [:], outFormats: [String: Int] = [:]
-        var inBytes: Int64 = 0, outBytes: Int64 = 0
-        var ms: [Double] = []
-        var numericFields: [String: [Double]] = [:]
+        var accumulator = StatisticsAccumulator()
+        for item in manifest.items { accumulator.add(item) }
+        self = accumulator.finish(run: manifest.run)
+    }
 
-        for item in items {
-            switch item.status {
-            case .ok: counts.ok += 1
-            case .unchanged: counts.unchanged += 1
-            case .duplicate: counts.duplicate += 1
-            case .failed: counts.failed += 1
-            }
-            if item.status == .ok { ms.append(item.ms) }
-            if let meta = item.meta {
-                for (key, value) in meta {
-                    if let n = value.numberValue { numericFields[key, default: []].append(n) }
-                }
-            }
-            guard item.status != .failed else { continue }
-            if let w = item.width, let h = item.height {
-                inW.append(w)
-                inH.append(h)
-                mp.append(Double(w) * Double(h) / 1_000_000)
-                if w > h { shape.landscape += 1 } else if h > w { shape.portrait += 1 } else { shape.square += 1 }
-            }
-            if let format = item.format { inFormats[format, default: 0] += 1 }
-            inBytes += item.bytes ?? 0
-            for output in item.outputs {
-                outW.append(output.width)
-                outH.append(output.height)
-                outFormats[output.format, default: 0] += 1
-                outBytes += output.bytes
-            }
-        }
-
+    init(counts: Counts, downloads: DownloadCounters, dimensions: Dimensions, formats: Formats, bytes: Bytes,
+         time: Time, decoders: SortedMap<Int>, similar: LookalikeGroups.Summary, source: SortedMap<Summary>) {
         self.counts = counts
-        self.downloads = run.downloads
-        self.dimensions = Dimensions(
-            input: .init(width: Summary(inW), height: Summary(inH), megapixels: Summary(mp)),
-            output: .init(width: Summary(outW), height: Summary(outH)),
-            shape: shape
-        )
-        self.formats = Formats(input: SortedMap(inFormats), output: SortedMap(outFormats))
-        self.bytes = Bytes(input: inBytes, output: outBytes)
-        let processed = counts.ok + counts.duplicate + counts.failed
-        self.time = Time(
-            wallSeconds: run.wallSeconds,
-            imagesPerSecond: run.wallSeconds > 0 ? Double(processed) / run.wallSeconds : 0,
-            perImageMs: Summary(ms)
-        )
-        var decoders = SortedMap<Int>()
-        for path in DecodePath.allCases { decoders[path.rawValue] = run.decoders?[path.rawValue] ?? 0 }
+        self.downloads = downloads
+        self.dimensions = dimensions
+        self.formats = formats
+        self.bytes = bytes
+        self.time = time
         self.decoders = decoders
-        var groupSizes: [String: Int] = [:]
-        for item in items { if let first = item.similarTo?.id { groupSizes[first, default: 1] += 1 } }
-        self.similar = LookalikeGroups.Summary(groups: groupSizes.count, images: groupSizes.values.reduce(0, +))
-        self.source = SortedMap(numericFields.mapValues { Summary($0, includeTotal: true) })
+        self.similar = similar
+        self.source = source
     }
 }

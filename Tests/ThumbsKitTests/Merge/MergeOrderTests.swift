@@ -117,20 +117,6 @@ final class MergeOrderTests: XCTestCase {
         XCTAssertFalse(RelativePath.isContained(""))
     }
 
-    func testDuplicatesAcrossShardsFollowTheFirstInOrder() {
-        var items = [
-            ManifestItem(id: "a", source: "a", status: .ok, sha256: "s1"),
-            ManifestItem(id: "b", source: "b", status: .ok, sha256: "s1"),
-            ManifestItem(id: "c", source: "c", status: .duplicate, sha256: "s1", duplicateOf: "b"),
-            ManifestItem(id: "d", source: "d", status: .ok, sha256: "s2"),
-            ManifestItem(id: "e", source: "e", status: .failed, sha256: "s1"),
-            ManifestItem(id: "f", source: "f", status: .unchanged, sha256: "s2"),
-        ]
-        ShardMerger.linkDuplicates(&items)
-        XCTAssertEqual(items.map(\.status), [.ok, .duplicate, .duplicate, .ok, .failed, .unchanged])
-        XCTAssertEqual(items.map(\.duplicateOf), [nil, "a", "a", nil, nil, nil])
-    }
-
     func testRunCountersAndTimestamps() {
         var downloads = DownloadCounters()
         downloads.requests = 12

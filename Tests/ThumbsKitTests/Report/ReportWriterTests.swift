@@ -79,6 +79,21 @@ final class ReportWriterTests: XCTestCase {
         }
     }
 
+    /// Past `ReportStyle.gridLimit` thumbnails the grid stops with a note;
+    /// the summary, charts and failures still count every item.
+    func testGridIsCappedWithANote() {
+        let manifest = SyntheticManifest.make(items: ReportStyle.gridLimit + 3000)
+        let statistics = Statistics(manifest: manifest)
+        let shown = statistics.counts.ok + statistics.counts.unchanged + statistics.counts.duplicate
+        XCTAssertGreaterThan(shown, ReportStyle.gridLimit)
+        let html = ReportWriter(manifest: manifest, statistics: statistics).render()
+        XCTAssertEqual(ReportHTML.tiles(in: html), ReportStyle.gridLimit)
+        XCTAssertTrue(html.contains("The grid shows the first 100,000 of \(ReportFormat.int(shown)) thumbnails."))
+        XCTAssertEqual(ReportHTML.count("<tr><td>", in: html), statistics.counts.failed)
+        XCTAssertEqual(ReportHTML.count("<ol class=\"grid chunk\"", in: html), ReportStyle.gridLimit / ReportStyle.chunkSize)
+        XCTAssertEqual(ReportHTML.count("<ol", in: html), ReportHTML.count("</ol>", in: html))
+    }
+
     // MARK: Helpers
 
     static let allowedTags: Set<String> = [

@@ -1,0 +1,38 @@
+/// The items a report is drawn from, handed out in order as many times as
+/// the page needs them (`ReportWriter` reads them part by part): a run's
+/// items in memory, or a manifest read back from its file (`thumbs merge`
+/// of millions), which holds a batch of them at a time.
+struct ReportItems {
+    /// Calls `body` with each item in order until it returns false.
+    let each: ((ManifestItem) -> Bool) -> Void
+
+    init(_ items: [ManifestItem]) {
+        each = { body in
+            for item in items where !body(item) { return }
+        }
+    }
+
+    init(each: @escaping ((ManifestItem) -> Bool) -> Void) {
+        self.each = each
+    }
+
+    /// The items of the manifest `source`, read anew on every call; the
+    /// first read error is kept in `failure` and ends that pass.
+    static func reading(_ source: ManifestSource, failure: ReadFailure) -> ReportItems {
+        ReportItems { body in
+            let cursor = source.items()
+            do throws(RunError) {
+                while let item = try cursor.next() {
+                    if !body(item) { return }
+                }
+            } catch {
+                if failure.error == nil { failure.error = error }
+            }
+        }
+    }
+
+    /// Where a report read from a file keeps the error that cut it short.
+    final class ReadFailure {
+        var error: RunError?
+    }
+}
