@@ -43,18 +43,8 @@ int shim_heif_decode_hdr(const void *buf, size_t len, int index, int need_width,
     struct heif_color_profile_nclx *nclx = NULL;
     uint16_t *wide = NULL;
     if (index >= 0) {
-        heif_item_id ids[SHIM_HEIF_MAX_THUMBNAILS];
-        int count = heif_image_handle_get_list_of_thumbnail_IDs(primary, ids, SHIM_HEIF_MAX_THUMBNAILS);
-        if (index >= count) {
-            if (error && error_len)
-                snprintf(error, error_len, "the file has no thumbnail %d", index);
+        if (heif_thumbnail_handle(primary, index, &thumb, error, error_len) != 0)
             goto done;
-        }
-        struct heif_error err = heif_image_handle_get_thumbnail(primary, ids[index], &thumb);
-        if (err.code != heif_error_Ok || !thumb) {
-            heif_say(error, error_len, "cannot open the thumbnail", err);
-            goto done;
-        }
         handle = thumb;
     }
     nclx = nclx_of(handle, primary);

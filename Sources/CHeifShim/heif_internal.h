@@ -14,6 +14,11 @@ int heif_open_for_decode(const void *buf, size_t len, int threads, shim_jpeg_pix
                          struct heif_context **ctx, struct heif_image_handle **primary,
                          char *error, size_t error_len);
 
+/// Thumbnail `index` of `primary` (as shim_heif_probe lists them) in
+/// `*thumb`, to release. 0, or -1 with a message.
+int heif_thumbnail_handle(const struct heif_image_handle *primary, int index, struct heif_image_handle **thumb,
+                          char *error, size_t error_len);
+
 /// Hands `pixels` (packed, `bands` of 8 bits, upright) and `icc` to `out`.
 void heif_fill_pixels(shim_jpeg_pixels *out, unsigned char *pixels, int width, int height, int bands,
                       unsigned char *icc, size_t icc_length);

@@ -216,6 +216,23 @@ void heif_fill_pixels(shim_jpeg_pixels *out, unsigned char *pixels, int width, i
     out->icc_length = icc ? icc_length : 0;
 }
 
+int heif_thumbnail_handle(const struct heif_image_handle *primary, int index, struct heif_image_handle **thumb,
+                          char *error, size_t error_len) {
+    heif_item_id ids[SHIM_HEIF_MAX_THUMBNAILS];
+    int count = heif_image_handle_get_list_of_thumbnail_IDs(primary, ids, SHIM_HEIF_MAX_THUMBNAILS);
+    if (index < 0 || index >= count) {
+        if (error && error_len)
+            snprintf(error, error_len, "the file has no thumbnail %d", index);
+        return -1;
+    }
+    struct heif_error err = heif_image_handle_get_thumbnail(primary, ids[index], thumb);
+    if (err.code != heif_error_Ok || !*thumb) {
+        heif_say(error, error_len, "cannot open the thumbnail", err);
+        return -1;
+    }
+    return 0;
+}
+
 int shim_heif_decode_thumbnail(const void *buf, size_t len, int index, int threads, shim_jpeg_pixels *out,
                                char *error, size_t error_len) {
     struct heif_context *ctx;
@@ -226,23 +243,13 @@ int shim_heif_decode_thumbnail(const void *buf, size_t len, int index, int threa
     struct heif_image_handle *thumb = NULL;
     struct heif_image *image = NULL;
     struct heif_decoding_options *options = NULL;
-    heif_item_id ids[SHIM_HEIF_MAX_THUMBNAILS];
-    int count = heif_image_handle_get_list_of_thumbnail_IDs(primary, ids, SHIM_HEIF_MAX_THUMBNAILS);
-    if (index < 0 || index >= count) {
-        if (error && error_len)
-            snprintf(error, error_len, "the file has no thumbnail %d", index);
+    if (heif_thumbnail_handle(primary, index, &thumb, error, error_len) != 0)
         goto done;
-    }
-    struct heif_error err = heif_image_handle_get_thumbnail(primary, ids[index], &thumb);
-    if (err.code != heif_error_Ok || !thumb) {
-        heif_say(error, error_len, "cannot open the thumbnail", err);
-        goto done;
-    }
     int alpha = heif_image_handle_has_alpha_channel(thumb);
     options = heif_decoding_options_alloc();
     if (options)
         options->convert_hdr_to_8bit = 1;
-    err = heif_decode_image(thumb, &image, heif_colorspace_RGB,
+    struct heif_error err = heif_decode_image(thumb, &image, heif_colorspace_RGB,
                             alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options);
     if (err.code != heif_error_Ok || !image) {
         heif_say(error, error_len, "cannot decode the thumbnail", err);
