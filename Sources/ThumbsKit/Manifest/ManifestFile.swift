@@ -9,7 +9,10 @@ import Foundation
 /// what the path is, instead of Foundation's "(NSCocoaErrorDomain error
 /// 256.)", "You don't have permission" to root, or a read that never ends.
 enum ManifestFile {
-    static func read(_ path: String) throws(RunError) -> Data {
+    /// Looks `path` up and requires a regular file, with the messages a
+    /// user reads for a missing or unreadable manifest (`read`, and
+    /// `ManifestSource.open`, which reads one item by item).
+    static func requireRegularFile(_ path: String) throws(RunError) {
         let found: FileInfo
         do {
             found = try FileInfo.lookup(path)
@@ -18,6 +21,10 @@ enum ManifestFile {
             throw .usage("cannot read manifest \(path): \(error.text)")
         }
         try requireRegular(found.kind, path)
+    }
+
+    static func read(_ path: String) throws(RunError) -> Data {
+        try requireRegularFile(path)
         // Non-blocking: a FIFO swapped in since the lookup must not hang here.
         let fd: Int32
         do {

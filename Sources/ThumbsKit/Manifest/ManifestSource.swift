@@ -45,14 +45,7 @@ final class ManifestSource {
     /// Opens the manifest at `path` (a regular file, as `ManifestFile`
     /// requires) and decodes its header.
     static func open(_ path: String) throws(RunError) -> ManifestSource {
-        let found: FileInfo
-        do {
-            found = try FileInfo.lookup(path)
-        } catch {
-            if error == .noEntry { throw .usage("no manifest at \(path) (thumbs run writes OUT/manifest.json)") }
-            throw .usage("cannot read manifest \(path): \(error.text)")
-        }
-        try ManifestFile.requireRegular(found.kind, path)
+        try ManifestFile.requireRegularFile(path)
         let fd: Int32
         do {
             fd = try FileDescriptor.open(path, .readOnly, .nonBlocking)
