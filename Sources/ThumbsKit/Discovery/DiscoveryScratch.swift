@@ -18,10 +18,11 @@ enum DiscoveryScratch {
     }
 
     /// A new scratch database in `folder`, in one transaction that is never
-    /// committed: no journal, no sync, 4 MiB of page cache. Its owner calls
+    /// committed: no journal, no sync, `cacheMiB` of page cache (its most
+    /// memory, whatever the number of items). Its owner calls
     /// `closeAndRemove()`.
-    static func database(in folder: String) throws(SQLiteDatabase.Failure) -> SQLiteDatabase {
-        let database = try SQLiteDatabase(creatingAt: path(in: folder, prefix: "discovery", suffix: ".sqlite"), cacheMiB: 4)
+    static func database(in folder: String, cacheMiB: Int = 4) throws(SQLiteDatabase.Failure) -> SQLiteDatabase {
+        let database = try SQLiteDatabase(creatingAt: path(in: folder, prefix: "discovery", suffix: ".sqlite"), cacheMiB: cacheMiB)
         do {
             try database.execute("BEGIN")
         } catch {

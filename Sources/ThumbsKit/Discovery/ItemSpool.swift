@@ -70,7 +70,7 @@ final class ItemSpool {
         guard failure == nil else { return }
         if count % Self.blockItems == 0 { blockOffsets.append(fileSize + Int64(pending.count)) }
         let start = pending.count
-        pending += [0, 0, 0, 0]
+        pending.append(contentsOf: repeatElement(0, count: 4))
         SourceItemCoding.encode(item, into: &pending)
         let length = UInt32(pending.count - start - 4)
         for shift in 0..<4 { pending[start + shift] = UInt8(truncatingIfNeeded: length >> (8 * UInt32(shift))) }
@@ -126,7 +126,11 @@ final class ItemSpool {
     }
 
     private func window(holding offset: Int64, count: Int) -> Int? {
-        windows.indices.first { windows[$0].start <= offset && offset + Int64(count) <= windows[$0].start + Int64(windows[$0].length) }
+        for index in windows.indices
+        where windows[index].start <= offset && offset + Int64(count) <= windows[index].start + Int64(windows[index].length) {
+            return index
+        }
+        return nil
     }
 
     /// Calls `body` with `count` bytes of the file at `offset`.

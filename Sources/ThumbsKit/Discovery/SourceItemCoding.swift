@@ -98,6 +98,7 @@ enum SourceItemCoding {
         bytes.append(UInt8(value))
     }
 
+    /// Reads `bytes` forward; nil past their end.
     private struct Reader {
         let bytes: UnsafeRawBufferPointer
         var index = 0
@@ -105,7 +106,7 @@ enum SourceItemCoding {
         mutating func byte() -> UInt8? {
             guard index < bytes.count else { return nil }
             defer { index += 1 }
-            return bytes[index]
+            return bytes.load(fromByteOffset: index, as: UInt8.self)
         }
 
         mutating func varint() -> UInt64? {
@@ -119,20 +120,20 @@ enum SourceItemCoding {
             return nil
         }
 
-        mutating func bytes(_ count: Int) -> UnsafeRawBufferPointer.SubSequence? {
+        mutating func bytes(_ count: Int) -> UnsafeRawBufferPointer? {
             guard count >= 0, count <= bytes.count - index else { return nil }
             defer { index += count }
-            return bytes[index..<index + count]
+            return UnsafeRawBufferPointer(start: bytes.baseAddress.map { $0 + index }, count: count)
         }
 
         mutating func string() -> String? {
             guard let count = varint(), let slice = bytes(Int(clamping: count)) else { return nil }
-            return String(decoding: UnsafeRawBufferPointer(rebasing: slice), as: UTF8.self)
+            return String(decoding: slice, as: UTF8.self)
         }
 
         mutating func fixed() -> UInt64? {
             guard let slice = bytes(8) else { return nil }
-            return slice.reversed().reduce(0) { $0 << 8 | UInt64($1) }
+            return UInt64(littleEndian: slice.loadUnaligned(as: UInt64.self))
         }
     }
 }

@@ -60,7 +60,13 @@ public enum OutputNamer {
 
     /// The extension of a path, lower case, or "".
     static func fileExtension(of path: String) -> String {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
+        // The last non-empty segment, as `split(separator: "/").last`
+        // gives it, without splitting the whole path.
+        var end = path.endIndex
+        while end > path.startIndex, path[path.index(before: end)] == "/" { end = path.index(before: end) }
+        let name = end == path.startIndex
+            ? Substring(path)
+            : path[(path[..<end].lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex)..<end]
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
         return name[name.index(after: dot)...].lowercased()
     }

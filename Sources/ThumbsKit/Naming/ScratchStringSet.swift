@@ -31,27 +31,25 @@ final class ScratchStringSet {
         return key
     }
 
-    static func hash(_ key: [UInt8]) -> UInt64 {
-        var hasher = Hasher()
-        key.withUnsafeBytes { hasher.combine(bytes: $0) }
-        return UInt64(bitPattern: Int64(hasher.finalize()))
+    /// The filter's hash: Swift's own, which equal strings share (it
+    /// hashes the canonical form too), and cheaper than the key.
+    static func hash(_ text: String) -> UInt64 {
+        UInt64(bitPattern: Int64(text.hashValue))
     }
 
     func contains(_ text: String) throws(SQLiteDatabase.Failure) -> Bool {
-        let key = Self.key(text)
-        guard filter.mayContain(Self.hash(key)) else { return false }
+        guard filter.mayContain(Self.hash(text)) else { return false }
         defer { findKey.reset() }
-        key.withUnsafeBytes { findKey.bind(1, blob: $0) }
+        Self.key(text).withUnsafeBytes { findKey.bind(1, blob: $0) }
         return try findKey.step()
     }
 
     /// Adds `text`; false when an equal string was there already.
     @discardableResult
     func insert(_ text: String) throws(SQLiteDatabase.Failure) -> Bool {
-        let key = Self.key(text)
-        key.withUnsafeBytes { insertKey.bind(1, blob: $0) }
+        Self.key(text).withUnsafeBytes { insertKey.bind(1, blob: $0) }
         guard try insertKey.insertUnique() else { return false }
-        filter.insert(Self.hash(key))
+        filter.insert(Self.hash(text))
         return true
     }
 }
