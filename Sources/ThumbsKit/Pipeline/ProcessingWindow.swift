@@ -28,7 +28,7 @@ struct ProcessingWindow {
     /// failed. The journal is flushed as it goes (`Journal.needsSync`) and
     /// once more at the end, on the I/O threads.
     func run(
-        _ items: [SourceItem], previous: PreviousRun, out: OutputDirectory, journal: Journal,
+        _ items: SourceItems, previous: PreviousRun, out: OutputDirectory, journal: Journal,
         fetcher: (any RemoteFetching)?, clock: ContinuousClock.Instant
     ) async -> [ManifestItem?] {
         let jobs = self.jobs
@@ -102,7 +102,7 @@ struct ProcessingWindow {
     }
 
     /// File sizes that occur more than once among the items.
-    static func sharedSizes(_ items: [SourceItem]) -> Set<Int64> {
+    static func sharedSizes(_ items: some Sequence<SourceItem>) -> Set<Int64> {
         var seen = Set<Int64>(), shared = Set<Int64>()
         for item in items {
             if case .file(_, let size, _) = item.origin, !seen.insert(size).inserted { shared.insert(size) }

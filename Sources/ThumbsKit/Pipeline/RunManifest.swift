@@ -5,7 +5,7 @@ import Foundation
 enum RunManifest {
     /// Each item's record, in source order; an item the interruption left
     /// unreached keeps its earlier record on disk on record, if it has one.
-    static func finalItems(_ records: [ManifestItem?], items: [SourceItem], previous: PreviousRun) -> [ManifestItem] {
+    static func finalItems(_ records: [ManifestItem?], items: SourceItems, previous: PreviousRun) -> [ManifestItem] {
         var finalItems: [ManifestItem] = []
         finalItems.reserveCapacity(items.count)
         for (index, record) in records.enumerated() {
@@ -20,7 +20,7 @@ enum RunManifest {
 
     /// Ids of the previous run's sources that are not among `items`. A shard
     /// sees only part of the sources, so it reports none.
-    static func gone(from previous: PreviousRun, items: [SourceItem], shard: Shard?) -> [String] {
+    static func gone(from previous: PreviousRun, items: SourceItems, shard: Shard?) -> [String] {
         guard shard == nil else { return [] }
         let currentIDs = Set(items.map(\.id))
         return previous.order.filter { !currentIDs.contains($0) }

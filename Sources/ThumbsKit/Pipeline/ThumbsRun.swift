@@ -45,7 +45,7 @@ public struct ThumbsRun: Sendable {
         // 3 at once, before it walks a folder or asks a server for a list.
         try discovery.checkFileSourcesExist()
         let out = try OutputDirectory(path: options.outputDirectory)
-        var discovered = try await discovery.discover()
+        var discovered = try await discovery.discover(scratchFolder: out.temporaryDirectory)
         var items = discovered.items
         discovered.items = []
         let discoverSeconds = Elapsed.seconds(since: clock)
