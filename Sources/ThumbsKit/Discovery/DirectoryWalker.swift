@@ -26,6 +26,8 @@ public struct FoundFile: Sendable, Hashable {
 /// `Result.unreadable`, never taken for an empty folder or a non-image.
 public struct DirectoryWalker: Sendable {
     public struct Result: Sendable {
+        /// Filled by `walk(_:)` only: `walk(_:found:)` hands them over one
+        /// at a time instead.
         public var files: [FoundFile] = []
         /// Files skipped because they are not images, special files, and
         /// folders not walked because they hold thumbs runs.
