@@ -91,6 +91,15 @@ final class ItemSpool {
     /// that fails (an I/O error on the scratch disk) stops the process with
     /// the reason, as running out of memory would.
     func item(at index: Int) -> SourceItem {
+        record(index, SourceItemCoding.decode)
+    }
+
+    /// Only the id of item `index`.
+    func id(at index: Int) -> String {
+        record(index, SourceItemCoding.decodeID)
+    }
+
+    private func record<T>(_ index: Int, _ decode: (UnsafeRawBufferPointer) -> T?) -> T {
         precondition(index >= 0 && index < count, "SourceItems: index \(index) out of 0..<\(count)")
         precondition(failure == nil, "SourceItems: the spool file could not be written: \(failure!.text)")
         if !pending.isEmpty { flush() }
@@ -106,17 +115,17 @@ final class ItemSpool {
             current += 1
         }
         let length = length(at: offset)
-        let item = withBytes(at: offset + 4, count: length) { bytes in
-            guard let item = SourceItemCoding.decode(bytes) else {
+        let value = withBytes(at: offset + 4, count: length) { bytes in
+            guard let value = decode(bytes) else {
                 preconditionFailure("SourceItems: record \(index) of the spool file is damaged")
             }
-            return item
+            return value
         }
         if let used = window(holding: offset + 4, count: length) {
             windows[used].nextIndex = index + 1
             windows[used].nextOffset = offset + 4 + Int64(length)
         }
-        return item
+        return value
     }
 
     private func length(at offset: Int64) -> Int {

@@ -53,7 +53,7 @@ enum SourceFinaliser {
 
         // 1. The set of ids as given; the positions of repeats.
         let addRepeat = try database.prepare("INSERT INTO repeats VALUES (?)")
-        for index in 0..<count where !(try ids.insert(items[index].id)) {
+        for index in 0..<count where !(try ids.insert(items.id(at: index))) {
             addRepeat.bind(1, index)
             try addRepeat.run()
         }
@@ -67,7 +67,7 @@ enum SourceFinaliser {
         let addNewID = try database.prepare("INSERT INTO new_ids VALUES (?, ?)")
         while try repeats.step() {
             let index = repeats.int(0)
-            let id = items[index].id
+            let id = items.id(at: index)
             let key = ScratchStringSet.key(id)
             key.withUnsafeBytes { findSuffix.bind(1, blob: $0) }
             var n = try findSuffix.step() ? findSuffix.int(0) : 2

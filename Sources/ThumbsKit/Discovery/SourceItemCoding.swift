@@ -17,7 +17,7 @@ enum SourceItemCoding {
         case .unreadable(let path, _): (kind, location) = (unreadable, path)
         case .remote(let url, _): (kind, location) = (remote, url)
         }
-        let same = location.utf8.elementsEqual(item.source.utf8)
+        let same = sameBytes(location, item.source)
         bytes.append(kind | (same ? sameAsSource : 0))
         appendString(item.id, to: &bytes)
         appendString(item.source, to: &bytes)
@@ -41,6 +41,20 @@ enum SourceItemCoding {
                 appendString(metaURL, to: &bytes)
             }
         }
+    }
+
+    /// Only the id of the item in `bytes` (naming's first passes).
+    static func decodeID(_ bytes: UnsafeRawBufferPointer) -> String? {
+        var reader = Reader(bytes: bytes)
+        guard reader.byte() != nil else { return nil }
+        return reader.string()
+    }
+
+    /// Whether two strings have the same UTF-8 bytes (`==` would take
+    /// canonically equal ones for the same).
+    private static func sameBytes(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { x in b.withUTF8 { y in x.elementsEqual(y) } }
     }
 
     /// The item in `bytes`, as `encode` wrote it; nil if they are not one.

@@ -85,6 +85,7 @@ final class SourceItemsTests: XCTestCase {
         for _ in 0..<2000 {
             let index = Int.random(in: 0..<items.count, using: &generator)
             XCTAssertEqual(spool[index], items[index])
+            XCTAssertEqual(Array(spool.id(at: index).utf8), Array(items[index].id.utf8))
         }
         // The run's two cursors: the next item to start, the next to write.
         var ahead = 0, behind = 0
