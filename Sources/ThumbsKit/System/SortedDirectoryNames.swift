@@ -7,7 +7,7 @@ import Glibc
 /// A folder of a million photos costs about its names' length plus five
 /// bytes each while it is walked, not an array per name.
 ///
-/// Throws as `directoryEntryNames` does: a folder listed in part is never
+/// Throws as listing a folder with `readdir` does: a folder listed in part is never
 /// taken for the whole of it.
 struct SortedDirectoryNames {
     private var bytes: [UInt8] = []
