@@ -81,7 +81,7 @@ final class SourceItemsTests: XCTestCase {
     func testRandomAccessAndTwoCursorsReadTheSameItems() throws {
         let items = Self.items(5000)
         let spool = try spooled(items, in: scratchFolder())
-        var generator = SpoolTestRandom(state: 23)
+        var generator = SplitMix64(state: 23)
         for _ in 0..<2000 {
             let index = Int.random(in: 0..<items.count, using: &generator)
             XCTAssertEqual(spool[index], items[index])
@@ -127,17 +127,6 @@ final class SourceItemsTests: XCTestCase {
     }
 }
 
-/// A small deterministic generator (SplitMix64).
-private struct SpoolTestRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// `SourceFinaliser` over a spool: the ids and names written out by hand.
 final class SpooledNamingTests: XCTestCase {

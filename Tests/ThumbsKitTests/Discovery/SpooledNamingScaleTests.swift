@@ -27,7 +27,7 @@ final class SpooledNamingScaleTests: XCTestCase {
     }
 
     func testSpooledNamingEqualsTheInMemoryAlgorithm() throws {
-        var generator = ScaleTestRandom(state: 2023)
+        var generator = SplitMix64(state: 2023)
         let folder = TestImages.temporaryDirectory()
         for trial in 0..<300 {
             let items = randomRun(&generator)
@@ -103,16 +103,5 @@ final class SpooledNamingScaleTests: XCTestCase {
         // 300 bytes an item. The spool's index, the sets' Bloom filters and
         // the sizes' sort take about 12.
         XCTAssertLessThan(perItem, 24, "+\(small) KB at 20,000 items, +\(large) KB at 80,000")
-    }
-}
-
-private struct ScaleTestRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
