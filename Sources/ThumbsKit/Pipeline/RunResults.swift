@@ -146,7 +146,9 @@ final class RunResults {
             similar = LookalikeGroups.summary(matches)
             return similar
         }
-        let index = try MergeIndex(stateDirectory: out.temporaryDirectory, name: name + "-groups")
+        // A smaller page cache than a merge's: a run shares its memory
+        // with libvips and its decode threads.
+        let index = try MergeIndex(stateDirectory: out.temporaryDirectory, name: name + "-groups", cacheMiB: 8)
         self.index = index
         do { try index.dropChecks() } catch { throw .fatal("look-alike grouping: \(error.message)") }
         similar = try spill.group(distance: distance, index: index)

@@ -22,10 +22,11 @@ final class MergeIndex {
 
     /// `name`: the files' names without `.sqlite` (a run's look-alike
     /// grouping makes one under a name of its own: `RunResults`).
-    init(stateDirectory: String, name: String? = nil) throws(RunError) {
+    init(stateDirectory: String, name: String? = nil, cacheMiB: Int = 32) throws(RunError) {
         checksPath = stateDirectory + "/" + (name.map { $0 + "-checks.sqlite" } ?? Self.checksFileName)
         do {
-            database = try SQLiteDatabase(creatingAt: stateDirectory + "/" + (name.map { $0 + ".sqlite" } ?? Self.fileName))
+            database = try SQLiteDatabase(creatingAt: stateDirectory + "/" + (name.map { $0 + ".sqlite" } ?? Self.fileName),
+                                          cacheMiB: cacheMiB)
             try? PathChanges.remove(checksPath)
             try database.execute("""
                 ATTACH DATABASE '\(checksPath.replacingOccurrences(of: "'", with: "''"))' AS checks;

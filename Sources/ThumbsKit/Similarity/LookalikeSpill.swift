@@ -163,6 +163,47 @@ final class LookalikeSpill {
     /// The earliest earlier value within `distance` bits of each, or -1:
     /// pair by pair for a small bucket, multi-index hashing for a large one.
     static func earliest(_ values: [UInt64], distance: Int) -> [Int32] {
+        if values.count > 256, let result = earliestAmongCopies(values, distance: distance) { return result }
+        return earliestOfDistinct(values, distance: distance)
+    }
+
+    /// `earliest` for a bucket in which many hashes are the very same (copies
+    /// of one photo: a folder of a million identical images is one bucket of
+    /// a million): the search runs over the distinct values, each at its
+    /// first position. A value's earliest match is the earliest match of its
+    /// first copy, or that first copy itself. Nil when most values differ
+    /// (the search over all of them costs no more).
+    static func earliestAmongCopies(_ values: [UInt64], distance: Int) -> [Int32]? {
+        let sorted = values.indices.sorted { values[$0] != values[$1] ? values[$0] < values[$1] : $0 < $1 }
+        // Each position's distinct value, numbered in order of first position.
+        var firstPosition: [Int32] = []
+        var group = [Int32](repeating: 0, count: values.count)
+        var start = 0
+        var firsts: [(position: Int32, run: Range<Int>)] = []
+        while start < sorted.count {
+            var end = start + 1
+            while end < sorted.count, values[sorted[end]] == values[sorted[start]] { end += 1 }
+            firsts.append((Int32(sorted[start]), start..<end))
+            start = end
+        }
+        guard firsts.count * 2 <= values.count else { return nil }
+        firsts.sort { $0.position < $1.position }
+        var distinct: [UInt64] = []
+        distinct.reserveCapacity(firsts.count)
+        for (d, first) in firsts.enumerated() {
+            distinct.append(values[Int(first.position)])
+            firstPosition.append(first.position)
+            for k in first.run { group[sorted[k]] = Int32(d) }
+        }
+        let matches = earliestOfDistinct(distinct, distance: distance)
+        return values.indices.map { i in
+            let d = Int(group[i])
+            if matches[d] >= 0 { return firstPosition[Int(matches[d])] }
+            return firstPosition[d] == Int32(i) ? -1 : firstPosition[d]
+        }
+    }
+
+    private static func earliestOfDistinct(_ values: [UInt64], distance: Int) -> [Int32] {
         guard values.count > 256 else {
             var result = [Int32](repeating: -1, count: values.count)
             for i in 1..<max(1, values.count) {
