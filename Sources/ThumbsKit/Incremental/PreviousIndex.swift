@@ -62,7 +62,7 @@ final class PreviousIndex: @unchecked Sendable {
     /// An empty index at `path` (`SQLiteDatabase.inMemory` for a dry run),
     /// whatever was there before removed.
     init(path: String) throws(SQLiteDatabase.Failure) {
-        database = try SQLiteDatabase(creatingAt: path, cacheMiB: 16)
+        database = try SQLiteDatabase(creatingAt: path, cacheMiB: 8)
         try database.execute("""
             CREATE TABLE items(row INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, file INTEGER NOT NULL,
                                offset INTEGER NOT NULL, length INTEGER NOT NULL);
