@@ -58,7 +58,8 @@ public enum LookalikeGroups {
         let present = hashes.indices.filter { hashes[$0] != nil }
         let values = present.map { hashes[$0]! }
         var groupOf = [Int32](repeating: 0, count: values.count)  // position in `values` of the representative
-        let earliest = earliestMatches(values, maxDistance: maxDistance)
+        // Copies of one photo share a hash: searched once (`LookalikeSpill`).
+        let earliest = LookalikeSpill.earliest(values, distance: maxDistance)
         for i in 0..<values.count {
             let j = Int(earliest[i])
             if j >= 0 {
