@@ -13,7 +13,8 @@ import Foundation
 final class RunResults {
     private let out: OutputDirectory
     private let spoolPath: String
-    private let spool: Int32
+    /// The spool's descriptor; -1 once closed (`remove` may be called twice).
+    private var spool: Int32
     private var text = JSONText()
     private var spooled = JSONText()
     /// Items added so far.
@@ -62,6 +63,7 @@ final class RunResults {
     /// Deletes the spool and the scratch files.
     func remove() {
         if spool >= 0 { try? FileDescriptor.close(spool) }
+        spool = -1
         try? PathChanges.remove(spoolPath)
         index?.remove()
         index = nil
