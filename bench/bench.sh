@@ -22,9 +22,13 @@
 #   BENCH_STRICT 1 = exit 1 when a target is missed (default: report only)
 #   BENCH_NO_INSTALL 1 = never apt-get install a missing tool
 #   RERUN_N, SCALE_N  image counts of the rerun / scale sections [10000, 100000]
+#   SCALE_SMALL_N the scale section's small run, compared with SCALE_N [10000]
+#   SCALE_CORPORA folder of the scale section's tiny-N corpora [bench-out]
 #   MERGE_N, MERGE_SMALL_N, MERGE_SHARDS  the merge part of scale: items in the
 #                two merges and shards [10000000, 1000000, 100]; needs numpy
 #                and about 1.4 KB of disk per item while a merge runs
+#   MERGE_CACHE, MERGE_KEEP  where the shard sets are made [bench-out]; 1 =
+#                keep them for the next bench [0]
 #   MAKE_CORPUS  corpus script [../shared/bench/make-corpus.sh]
 #   HEIC_N, VIDEO_N, RAW_N  files in the archive corpora [12, 9, 12]
 # Work files and caches live in bench-out/ (git-ignored); corpora are kept.
