@@ -27,6 +27,7 @@
 #   MERGE_N, MERGE_SMALL_N, MERGE_SHARDS  the merge part of scale: items in the
 #                two merges and shards [10000000, 1000000, 100]; needs numpy
 #                and about 1.4 KB of disk per item while a merge runs
+#   SCALE_MERGE  0 = the scale section leaves out its merge part [1]
 #   MERGE_CACHE, MERGE_KEEP  where the shard sets are made [bench-out]; 1 =
 #                keep them for the next bench [0]
 #   MAKE_CORPUS  corpus script [../shared/bench/make-corpus.sh]
@@ -1533,7 +1534,8 @@ section_scale() {
   tiny_corpus "$SCALE_CORPORA/tiny-$n" "$n"
   if ! have_thumbs; then
     verdict "run peak RSS at $n images (MiB)" n/a le 150; verdict "no-op re-run / first run at $n images (%)" n/a le 5
-    section_merge_scale; return 0
+    [[ ${SCALE_MERGE:-1} == 0 ]] || section_merge_scale
+    return 0
   fi
   scale_size "$small" small
   scale_size "$n" big
@@ -1580,7 +1582,7 @@ section_scale() {
   verdict "no-op re-run / first run at $n images (%)" "$R_big_rshare" le 5
   verdict "manifest+stats+report writing (% of run)" "$R_big_share" le 10
   ((n == 100000)) && verdict "look-alike grouping of $n hashes (s)" "$R_big_group" le 1
-  section_merge_scale
+  [[ ${SCALE_MERGE:-1} == 0 ]] || section_merge_scale
 }
 
 # Merge of synthetic shards (issue 23): MERGE_SHARDS shard manifests of
