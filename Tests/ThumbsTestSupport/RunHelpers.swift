@@ -9,7 +9,31 @@ public func runThumbs(_ sources: [String], out: String, configure: (inout RunOpt
     options.progress = .never
     options.verbosity = .quiet
     configure(&options)
-    return try await ThumbsRun(options: options).run()
+    // manifest.json does not keep each item's decoder; tests ask for it.
+    let decoders = DecoderLog()
+    var run = ThumbsRun(options: options)
+    run.onItem = { decoders.add($0) }
+    var outcome = try await run.run()
+    outcome.itemDecoders = decoders.byID
+    return outcome
+}
+
+/// Each finished item's decoder, by id (`ThumbsRun.onItem`).
+final class DecoderLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var decoders: [String: DecodePath] = [:]
+
+    func add(_ item: ManifestItem) {
+        lock.lock()
+        defer { lock.unlock() }
+        decoders[item.id] = item.decoder
+    }
+
+    var byID: [String: DecodePath] {
+        lock.lock()
+        defer { lock.unlock() }
+        return decoders
+    }
 }
 
 public func readManifest(_ out: String) throws -> Manifest {

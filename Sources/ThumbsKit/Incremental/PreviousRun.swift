@@ -2,56 +2,117 @@ import Foundation
 
 /// What earlier runs left in OUT: the last manifest, plus the journal of a run
 /// that was interrupted or killed. Decides which sources a re-run may skip.
-struct PreviousRun: Sendable {
-    /// Records by item id; journal records win over the manifest's.
-    var items: [String: ManifestItem] = [:]
-    /// Ids in the order of the last manifest (to report sources gone since).
-    var order: [String] = []
+///
+/// Its records are not held: `PreviousIndex` knows where each lies, and
+/// `record(for:)` reads one when an item asks (on an I/O thread).
+final class PreviousRun: Sendable {
     /// Whether the earlier outputs were made with the current settings.
-    var settingsMatch = false
+    let settingsMatch: Bool
     /// Whether the journal of an unfinished run was found.
-    var resumed = false
+    let resumed: Bool
     /// Why OUT's manifest.json could not be used, when one is there but is
     /// unreadable or not a thumbs manifest: the run redoes everything and
     /// replaces it, and says so once (`warnIfUnreadable`).
-    var unreadableManifest: String?
+    let unreadableManifest: String?
+    private let index: PreviousIndex?
 
-    static let empty = PreviousRun()
+    private init(settingsMatch: Bool, resumed: Bool, unreadableManifest: String?, index: PreviousIndex?) {
+        self.settingsMatch = settingsMatch
+        self.resumed = resumed
+        self.unreadableManifest = unreadableManifest
+        self.index = index
+    }
 
-    static func load(manifestPath: String, journalPath: String, settings: OutputSettings) -> PreviousRun {
-        var previous = PreviousRun()
-        var manifest: Manifest?
+    /// No earlier run (`--force`).
+    static var empty: PreviousRun { PreviousRun(settingsMatch: false, resumed: false, unreadableManifest: nil, index: nil) }
+
+    /// The records of the last run: items of the manifest (with the current
+    /// settings only), then those of the journal, which win. The index goes
+    /// to `indexPath` (under OUT/.thumbs/; nil: in memory, for a dry run).
+    static func load(manifestPath: String, journalPath: String, settings: OutputSettings, indexPath: String? = nil) -> PreviousRun {
+        var unreadable: String?
+        var source: ManifestSource?
         if FileInfo.of(pathBytes: Array(manifestPath.utf8), followLinks: false)?.kind == .symbolicLink {
             // OUT's files are never read or written through a link: the new
             // manifest replaces the link itself.
-            previous.unreadableManifest = "\(manifestPath) is a symbolic link, which thumbs does not follow"
+            unreadable = "\(manifestPath) is a symbolic link, which thumbs does not follow"
         } else if FileManager.default.fileExists(atPath: manifestPath) {
             do {
-                manifest = try JSONCoding.readManifest(at: manifestPath)
+                source = try ManifestSource.open(manifestPath)
             } catch {
-                previous.unreadableManifest = error.message
+                unreadable = error.message
             }
         }
-        if let manifest {
-            previous.settingsMatch = manifest.settings == settings
-            if previous.settingsMatch {
-                for item in manifest.items {
-                    previous.items[item.id] = item
-                    previous.order.append(item.id)
-                }
-            }
-        } else {
-            previous.settingsMatch = true
+        let settingsMatch = source.map { $0.header.settings == settings } ?? true
+        if !settingsMatch { source = nil }
+        let journal = JournalRecords.open(path: journalPath, settings: settings)
+        guard source != nil || journal != nil else {
+            return PreviousRun(settingsMatch: settingsMatch, resumed: false, unreadableManifest: unreadable, index: nil)
         }
-        let journal = Journal.read(path: journalPath, settings: settings)
-        if !journal.isEmpty {
-            previous.resumed = true
-            for item in journal {
-                if previous.items[item.id] == nil { previous.order.append(item.id) }
-                previous.items[item.id] = item
+        let index: PreviousIndex
+        do {
+            index = try PreviousIndex(path: indexPath ?? SQLiteDatabase.inMemory)
+        } catch {
+            if let journal { try? FileDescriptor.close(journal.descriptor) }
+            return PreviousRun(settingsMatch: settingsMatch, resumed: false,
+                               unreadableManifest: unreadable ?? "cannot index it: \(error.message)", index: nil)
+        }
+        if let source {
+            do {
+                try index.addManifest(source)
+            } catch {
+                // Cut short or damaged: nothing of it is trusted, as when
+                // the whole file did not decode.
+                if let journal { try? FileDescriptor.close(journal.descriptor) }
+                index.remove()
+                return load(manifestPath: "", journalPath: journalPath, settings: settings, indexPath: indexPath)
+                    .unreadable(because: error.message)
             }
         }
-        return previous
+        var journalRecords = 0
+        if let journal {
+            journalRecords = (try? index.addJournal(descriptor: journal.descriptor, firstLineEnd: journal.firstLineEnd)) ?? 0
+        }
+        do {
+            try index.finishBuilding()
+        } catch {
+            index.remove()
+            return PreviousRun(settingsMatch: settingsMatch, resumed: false, unreadableManifest: error.message, index: nil)
+        }
+        return PreviousRun(settingsMatch: settingsMatch, resumed: journalRecords > 0, unreadableManifest: unreadable, index: index)
+    }
+
+    /// The same records, with the manifest said to be unusable.
+    private func unreadable(because problem: String) -> PreviousRun {
+        PreviousRun(settingsMatch: true, resumed: resumed, unreadableManifest: problem, index: index)
+    }
+
+    /// Records of the last run (manifest and journal): `--max-prune`'s whole.
+    var count: Int { index?.count ?? 0 }
+
+    /// The earlier record of `id`, read from its file; marks the id seen
+    /// (`unseen`). Blocking: call it on an I/O thread.
+    func record(for id: String) -> ManifestItem? {
+        index?.record(for: id)
+    }
+
+    /// Marks `id` as one of this run's items without reading its record.
+    func markSeen(_ id: String) {
+        index?.markSeen(id)
+    }
+
+    /// Ids of the last run that this run did not see, in the last run's
+    /// order: the sources gone since (once every item was looked up).
+    func unseen() -> [String] {
+        index?.unseen() ?? []
+    }
+
+    /// Every id of the last run, in order (tests).
+    var ids: [String] { index?.allIDs() ?? [] }
+
+    /// Deletes the index's file at the end of the run.
+    func remove() {
+        index?.remove()
     }
 
     /// Warns, once per run, that the manifest in OUT could not be read.
@@ -64,9 +125,11 @@ struct PreviousRun: Sendable {
 
     /// The earlier record of `item` if the source has not changed since and
     /// the outputs are still there, or nil when it must be processed.
-    /// Reads the outputs to check their size and hash: call it on the pool.
-    func unchangedRecord(for item: SourceItem, expectedPaths: [String], out: OutputDirectory) -> ManifestItem? {
-        guard let record = unchangedSource(item), record.outputs.map(\.path) == expectedPaths else { return nil }
+    /// Reads the record and the outputs: call it on the pool.
+    func unchangedRecord(for item: SourceItem, expectedPaths: (ManifestItem) -> [String]?, out: OutputDirectory) -> ManifestItem? {
+        guard let record = unchangedSource(item), record.status != .failed, let expected = expectedPaths(record),
+              record.outputs.map(\.path) == expected
+        else { return nil }
         for output in record.outputs {
             guard RecordedOutput.matches(output, at: out.absolute(output.path)) else { return nil }
         }
@@ -77,9 +140,11 @@ struct PreviousRun: Sendable {
 extension PreviousRun {
     /// The earlier record of a file source that still has the same size and
     /// modification time, made with the current settings and not failed.
-    /// Says nothing about its outputs (see `unchangedRecord`).
+    /// Says nothing about its outputs (see `unchangedRecord`). Reads the
+    /// record from its file.
     func unchangedSource(_ item: SourceItem) -> ManifestItem? {
-        guard settingsMatch, let record = items[item.id], record.status != .failed,
+        // Looked up first: the lookup marks the id seen whatever follows.
+        guard let record = record(for: item.id), settingsMatch, record.status != .failed,
               case .file(_, let size, let modified) = item.origin,
               record.bytes == size, let recorded = record.modified, abs(recorded - modified) < 1e-6
         else { return nil }

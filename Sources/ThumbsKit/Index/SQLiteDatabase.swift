@@ -17,10 +17,16 @@ final class SQLiteDatabase {
         var description: String { message }
     }
 
+    /// The path that makes a database in memory (a dry run, which writes
+    /// nothing to disk).
+    static let inMemory = ":memory:"
+
     /// Opens (creating) the database at `path`, whatever was there removed.
     init(creatingAt path: String, cacheMiB: Int = 32) throws(Failure) {
         self.path = path
-        for suffix in ["", "-journal", "-wal", "-shm"] { try? PathChanges.remove(path + suffix) }
+        if path != Self.inMemory {
+            for suffix in ["", "-journal", "-wal", "-shm"] { try? PathChanges.remove(path + suffix) }
+        }
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         guard sqlite3_open_v2(path, &db, flags, nil) == SQLITE_OK, let db else {
@@ -40,7 +46,7 @@ final class SQLiteDatabase {
     /// Closes the database and deletes its file.
     func closeAndRemove() {
         close()
-        try? PathChanges.remove(path)
+        if path != Self.inMemory { try? PathChanges.remove(path) }
     }
 
     func close() {

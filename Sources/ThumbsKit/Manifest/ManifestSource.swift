@@ -99,6 +99,20 @@ final class ManifestSource {
         return ItemCursor(path: path, lines: FileLines(fd: fd!, from: itemsOffset, owner: self))
     }
 
+    /// The lines of the items, from the first, for a reader that wants each
+    /// line's place in the file (`PreviousIndex`); nil for a manifest read
+    /// whole (see `loadedItems`) or with no items. The last line is `  ]`.
+    func itemLines() -> FileLines? {
+        guard loaded == nil, itemsOffset >= 0, let fd else { return nil }
+        return FileLines(fd: fd, from: itemsOffset, owner: self)
+    }
+
+    /// The items of a manifest in another layout, decoded whole when opened.
+    var loadedItems: [ManifestItem]? { loaded }
+
+    /// The open manifest, for reads at offsets `itemLines` gave.
+    var descriptor: Int32? { fd }
+
     /// `run.shardOrder` from its first number; nil when there is none.
     func orderCursor(count: Int) -> ShardOrderCursor? {
         guard let order else { return nil }

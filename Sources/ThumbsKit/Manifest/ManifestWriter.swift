@@ -66,6 +66,15 @@ public enum ManifestWriter {
     }
 
     static func write(_ item: ManifestItem, into out: inout JSONText) {
+        var similarAt = 0
+        write(item, into: &out, similarAt: &similarAt)
+    }
+
+    /// `similarAt`: where, from the start of this item's text, its
+    /// `similarTo` is (or would be) written, so that a run can add it to a
+    /// line written before its groups were known (`RunResults`).
+    static func write(_ item: ManifestItem, into out: inout JSONText, similarAt: inout Int) {
+        let start = out.count
         out.raw("{\"id\": ")
         out.string(item.id)
         out.raw(", \"source\": ")
@@ -99,11 +108,8 @@ public enum ManifestWriter {
         }
         if let v = item.color { out.raw(", \"color\": "); out.string(v) }
         if let v = item.phash { out.raw(", \"phash\": "); out.string(v) }
-        if let s = item.similarTo {
-            out.raw(", \"similarTo\": {\"id\": "); out.string(s.id)
-            out.raw(", \"distance\": "); out.int(s.distance)
-            out.raw("}")
-        }
+        similarAt = out.count - start
+        if let s = item.similarTo { write(s, into: &out) }
         if let v = item.video {
             out.raw(", \"video\": {\"durationSeconds\": "); out.number(v.durationSeconds)
             out.raw(", \"codec\": "); out.string(v.codec)
@@ -141,6 +147,15 @@ public enum ManifestWriter {
     }
 }
 
+extension ManifestWriter {
+    /// An item's `similarTo`, with the comma before it.
+    static func write(_ similar: SimilarReference, into out: inout JSONText) {
+        out.raw(", \"similarTo\": {\"id\": "); out.string(similar.id)
+        out.raw(", \"distance\": "); out.int(similar.distance)
+        out.raw("}")
+    }
+}
+
 /// A growing UTF-8 JSON text.
 struct JSONText {
     private(set) var bytes: [UInt8] = []
@@ -160,6 +175,9 @@ struct JSONText {
     }
 
     mutating func raw(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+    /// Bytes that are JSON already (an item line written before).
+    mutating func append(_ raw: UnsafeRawBufferPointer) { bytes.append(contentsOf: raw) }
 
     mutating func int<T: BinaryInteger>(_ value: T) { raw(String(value)) }
 

@@ -27,6 +27,6 @@ struct DryRun {
         }
         FileHandle.standardOutput.write(Data(lines.utf8))
         console.summary(["dry run: \(items.count) images (\(items.count - unchanged) to process, \(unchanged) unchanged, \(ignored) other files ignored); nothing written"])
-        return ThumbsRun.Outcome(status: .success, manifest: nil, statistics: nil)
+        return ThumbsRun.Outcome(status: .success, header: nil, statistics: nil)
     }
 }

@@ -29,7 +29,9 @@ struct ItemProcessor: Sendable {
     let sources: AsyncSemaphore
     let previous: PreviousRun
     let force: Bool
-    let registry = DuplicateRegistry()
+    /// Identical bytes decode once (`DuplicateRegistry`); its finished
+    /// outcomes go to disk under OUT/.thumbs/tmp.
+    var registry = DuplicateRegistry()
     /// Sizes shared by more than one file source. Identical bytes need equal
     /// sizes, so a file with a size of its own skips the duplicate registry
     /// (which would otherwise hold a record of every image of the run).
@@ -55,6 +57,9 @@ struct ItemProcessor: Sendable {
     private func processTimed(_ item: SourceItem) async -> ManifestItem {
         switch item.origin {
         case .unreadable(let path, let reason):
+            // Still one of this run's items: its earlier record is not gone.
+            let previous = self.previous
+            _ = try? await io.run { previous.markSeen(item.id) }
             return failed(item, ItemError.io("\(path): \(reason)"))
         case .file(let path, let size, let modified):
             if !force, let record = await unchanged(item) { return record }
@@ -68,7 +73,8 @@ struct ItemProcessor: Sendable {
             }
         case .remote:
             guard let fetcher else { return failed(item, .download("photo lists are not available")) }
-            let previousRecord = force ? nil : previous.items[item.id]
+            let previous = self.previous
+            let previousRecord = force ? nil : (try? await io.run { previous.record(for: item.id) }) ?? nil
             let fetched = await fetcher.fetch(item, previous: previous.settingsMatch ? previousRecord : nil)
             guard case .notModified(let download) = fetched else { return await finishRemote(item, fetched) }
             if let previousRecord, previousRecord.status != .failed, await outputsIntact(previousRecord, item: item) {
@@ -117,11 +123,10 @@ struct ItemProcessor: Sendable {
     // MARK: - Unchanged
 
     private func unchanged(_ item: SourceItem) async -> ManifestItem? {
-        guard let earlier = previous.items[item.id], earlier.status != .failed,
-              let expected = expectedPaths(earlier, item: item)
-        else { return nil }
-        let out = self.out, previous = self.previous
-        let record = try? await io.run { previous.unchangedRecord(for: item, expectedPaths: expected, out: out) }
+        let out = self.out, previous = self.previous, settings = self.settings
+        let record = try? await io.run {
+            previous.unchangedRecord(for: item, expectedPaths: { Self.expectedPaths($0, item: item, settings: settings) }, out: out)
+        }
         guard var record = record ?? nil else { return nil }
         record.status = .unchanged
         record.duplicateOf = nil
@@ -130,7 +135,7 @@ struct ItemProcessor: Sendable {
     }
 
     private func outputsIntact(_ record: ManifestItem, item: SourceItem) async -> Bool {
-        guard expectedPaths(record, item: item) != nil else { return false }
+        guard Self.expectedPaths(record, item: item, settings: settings) != nil else { return false }
         let out = self.out
         return (try? await io.run {
             record.outputs.allSatisfy { RecordedOutput.matches($0, at: out.absolute($0.path)) }
@@ -139,7 +144,7 @@ struct ItemProcessor: Sendable {
 
     /// The recorded output paths, if they are still the ones this run would
     /// write for `item` (names can change when a new source collides).
-    private func expectedPaths(_ record: ManifestItem, item: SourceItem) -> [String]? {
+    private static func expectedPaths(_ record: ManifestItem, item: SourceItem, settings: OutputSettings) -> [String]? {
         let wanted = settings.sizes.map { size in
             record.outputs.first(where: { $0.size == size.label }).map { output in
                 item.outputPath(size: size, format: OutputFormat(rawValue: output.format) ?? settings.format)

@@ -12,14 +12,14 @@ struct OutputPruner {
     }
 
     /// Deletes the outputs of `gone`; an output a remaining item still
-    /// records (a name taken over) is kept.
+    /// records (a name taken over: `isKept`) is kept.
     ///
     /// Throws, having deleted nothing, when `gone` is more of the last run's
     /// items than `limit` allows: a source folder that is suddenly empty is
     /// rather an unmounted disk or a renamed mount than photos deleted, as
     /// rsync's `--max-delete` guards against.
-    func prune(_ gone: [String], previous: PreviousRun, keeping items: [ManifestItem], limit: FailureBudget) throws(Refusal) {
-        let total = previous.order.count
+    func prune(_ gone: [String], previous: PreviousRun, keeping isKept: (String) -> Bool, limit: FailureBudget) throws(Refusal) {
+        let total = previous.count
         if limit.isExceeded(failed: gone.count, total: total) {
             let share = total > 0 ? Int((Double(gone.count) * 100 / Double(total)).rounded()) : 0
             let message = "--prune deleted nothing: \(gone.count) of the last run's \(total) items (\(share)%) are gone,"
@@ -30,10 +30,9 @@ struct OutputPruner {
                                    "maxPrune": .string(limit.description)])
             throw Refusal(message: message)
         }
-        let kept = Set(items.flatMap { $0.outputs.map(\.path) })
         var refused: [String] = []
         for id in gone {
-            for output in previous.items[id]?.outputs ?? [] where !kept.contains(output.path) {
+            for output in previous.record(for: id)?.outputs ?? [] where !isKept(output.path) {
                 if let problem = out.removeOutput(output.path) { refused.append(problem) }
             }
         }
@@ -52,7 +51,7 @@ struct OutputPruner {
     /// were not redone: `ok` becomes `unchanged`.
     static func unseenRecords(_ ids: [String], previous: PreviousRun) -> [ManifestItem] {
         ids.compactMap { id in
-            guard var record = previous.items[id] else { return nil }
+            guard var record = previous.record(for: id) else { return nil }
             if record.status == .ok { record.status = .unchanged }
             return record
         }

@@ -10,6 +10,7 @@ struct ProcessingWindow {
     let options: RunOptions
     let log: RunLog
     let interrupt: InterruptSignal
+    var onItem: (@Sendable (ManifestItem) -> Void)? = nil
 
     var jobs: Int { max(1, options.jobs) }
 
@@ -23,26 +24,42 @@ struct ProcessingWindow {
         VipsRuntime.setUntrustedLoaders(allowed: options.allowUntrusted)
     }
 
-    /// Each item's record, in `items`' order; nil for an item not reached
-    /// before an interruption (or abandoned by it), or after the journal
-    /// failed. The journal is flushed as it goes (`Journal.needsSync`) and
-    /// once more at the end, on the I/O threads.
+    /// What processing ended with.
+    struct Processed {
+        /// Items that got no record of this run (an interruption, or a
+        /// journal that failed, stopped them first); each kept its earlier
+        /// record, if it had one.
+        var unreached = 0
+    }
+
+    /// Records finished but not yet handed on, at most: an item that takes
+    /// long (a video, a slow download) holds back the ones after it, and
+    /// past this many the window waits for it instead of starting more.
+    static let heldRecords = 4096
+
+    /// Processes every item and hands `emit` each record in `items`' order
+    /// as soon as it and all before it are done (`RunResults` writes it
+    /// and lets it go). An item not reached before an interruption (or
+    /// abandoned by it), or after the journal failed, is handed on as its
+    /// earlier record, if it has one. The journal is flushed as it goes
+    /// (`Journal.needsSync`) and once more at the end, on the I/O threads.
     func run(
         _ items: [SourceItem], previous: PreviousRun, out: OutputDirectory, journal: Journal,
-        fetcher: (any RemoteFetching)?, clock: ContinuousClock.Instant
-    ) async -> [ManifestItem?] {
+        fetcher: (any RemoteFetching)?, clock: ContinuousClock.Instant, emit: (ManifestItem) -> Void
+    ) async -> Processed {
         let jobs = self.jobs
         let console = log.console
         let decoders = BlockingPool(threads: jobs)
         let finishers = BlockingPool(threads: jobs)
         let io = BlockingPool(threads: max(2, jobs))
+        let registry = DuplicateRegistry(folder: out.temporaryDirectory)
         let processor = ItemProcessor(
             settings: options.output,
             limits: DecodeLimits(maxPixels: options.maxPixels, failOn: options.failOn),
             out: out, decoders: decoders, finishers: finishers, io: io,
             memory: MemoryBudget(capacity: DirectJPEG.memoryBudget * jobs),
             sources: AsyncSemaphore(permits: Self.sourcesInMemory(jobs: jobs)),
-            previous: previous, force: options.force,
+            previous: previous, force: options.force, registry: registry,
             sharedSizes: Self.sharedSizes(items), fetcher: fetcher, interrupt: interrupt,
             allowUntrusted: options.allowUntrusted
         )
@@ -52,44 +69,80 @@ struct ProcessingWindow {
         // Downloaded images wait as files on disk, and only
         // `sourcesInMemory` tasks hold a source file's bytes at once.
         let window = jobs * 4 + (fetcher != nil ? 2 * max(1, options.downloadJobs) : 0)
-        var records = [ManifestItem?](repeating: nil, count: items.count)
+        // Finished records waiting for an earlier one; nil: abandoned.
+        var held: [Int: ManifestItem?] = [:]
+        var nextToEmit = 0
+        var processed = Processed()
         var done = 0, failed = 0
         await withTaskGroup(of: (Int, ManifestItem).self) { group in
             var next = 0
-            while next < items.count && next < window {
-                let index = next, item = items[index]
-                group.addTask { (index, await processor.process(item)) }
-                next += 1
-            }
-            while let (index, record) = await group.next() {
-                // Not reached: left off the record.
-                if RemoteInterruption.isAbandoned(record) || SourceInterruption.isAbandoned(record) { continue }
-                records[index] = record
-                if record.status != .unchanged {
-                    journal.append(record)
-                    if journal.needsSync { _ = try? await io.run { journal.synchronise() } }
-                }
-                done += 1
-                if done % 2000 == 0 { MemoryTrim.releaseFreePages() }
-                log.item(record)
-                if record.status == .failed { failed += 1 }
-                let elapsed = Elapsed.seconds(since: clock)
-                console.progress(done: done, total: items.count, failed: failed, elapsed: elapsed)
+            var inFlight = 0
+            func startMore(first: Bool = false) {
                 // A journal that cannot be written cannot resume a run
                 // killed from now on: no new image starts (exit 3 follows).
-                if next < items.count && !interrupt.isRaised && journal.failure == nil {
+                // The first window starts whatever came before it.
+                while next < items.count, inFlight < window, held.count < Self.heldRecords,
+                      first || (!interrupt.isRaised && journal.failure == nil) {
                     let index = next, item = items[index]
                     group.addTask { (index, await processor.process(item)) }
                     next += 1
+                    inFlight += 1
                 }
             }
+            startMore(first: true)
+            while let (index, record) = await group.next() {
+                inFlight -= 1
+                // Not reached: handed on as its earlier record.
+                if RemoteInterruption.isAbandoned(record) || SourceInterruption.isAbandoned(record) {
+                    held[index] = .some(nil)
+                } else {
+                    held[index] = record
+                    if record.status != .unchanged {
+                        journal.append(record)
+                        if journal.needsSync { _ = try? await io.run { journal.synchronise() } }
+                    }
+                    done += 1
+                    if done % 2000 == 0 { MemoryTrim.releaseFreePages() }
+                    log.item(record)
+                    onItem?(record)
+                    if record.status == .failed { failed += 1 }
+                    let elapsed = Elapsed.seconds(since: clock)
+                    console.progress(done: done, total: items.count, failed: failed, elapsed: elapsed)
+                }
+                while let ready = held.removeValue(forKey: nextToEmit) {
+                    if let ready {
+                        emit(ready)
+                    } else {
+                        processed.unreached += 1
+                        if let earlier = await Self.earlierRecord(items[nextToEmit].id, previous: previous, io: io) { emit(earlier) }
+                    }
+                    nextToEmit += 1
+                }
+                startMore()
+            }
+        }
+        // What was never started (or abandoned) keeps its earlier record.
+        while nextToEmit < items.count {
+            if let ready = held.removeValue(forKey: nextToEmit), let ready {
+                emit(ready)
+            } else {
+                processed.unreached += 1
+                if let earlier = await Self.earlierRecord(items[nextToEmit].id, previous: previous, io: io) { emit(earlier) }
+            }
+            nextToEmit += 1
         }
         // Every line on the disk before the manifest replaces the journal.
         _ = try? await io.run { journal.synchronise() }
         await decoders.shutdown()
         await finishers.shutdown()
         await io.shutdown()
-        return records
+        await registry.remove()
+        return processed
+    }
+
+    /// The record an unreached item had before, read on the I/O threads.
+    private static func earlierRecord(_ id: String, previous: PreviousRun, io: BlockingPool) async -> ManifestItem? {
+        (try? await io.run { previous.record(for: id) }) ?? nil
     }
 
     /// Source files held in memory at once: one per decode thread, and one

@@ -10,6 +10,11 @@ public struct ThumbsRun: Sendable {
     public var options: RunOptions
     public var console: Console
     public var interrupt: InterruptSignal
+    /// Called with each item's record as it finishes, in the order they
+    /// finish (not source order), on the run's own task: keep it short. The
+    /// record holds what the manifest does not keep, such as the path that
+    /// decoded it (`decoder`).
+    public var onItem: (@Sendable (ManifestItem) -> Void)?
 
     public init(options: RunOptions, console: Console = .silent, interrupt: InterruptSignal = InterruptSignal()) {
         self.options = options
@@ -20,8 +25,33 @@ public struct ThumbsRun: Sendable {
     /// What a run ended with.
     public struct Outcome: Sendable {
         public var status: ExitStatus
-        public var manifest: Manifest?
+        /// The manifest without its items (a run over millions never holds
+        /// them); nil for a dry run.
+        public var header: Manifest?
         public var statistics: Statistics?
+        /// Where the manifest was written.
+        public var manifestPath: String?
+        /// Each item's `decoder` by id, when the caller gathered them with
+        /// `onItem` (manifest.json does not hold them): `manifest` puts
+        /// them back on its items.
+        public var itemDecoders: [String: DecodePath]?
+
+        public init(status: ExitStatus, header: Manifest?, statistics: Statistics?, manifestPath: String? = nil) {
+            self.status = status
+            self.header = header
+            self.statistics = statistics
+            self.manifestPath = manifestPath
+        }
+
+        /// The whole manifest as written, read back from `manifestPath`
+        /// (tests and small runs; a run of millions reads it as a stream).
+        public var manifest: Manifest? {
+            guard let manifestPath, var manifest = try? JSONCoding.readManifest(at: manifestPath) else { return nil }
+            if let itemDecoders {
+                for index in manifest.items.indices { manifest.items[index].decoder = itemDecoders[manifest.items[index].id] }
+            }
+            return manifest
+        }
     }
 
     public func run() async throws(RunError) -> Outcome {
@@ -53,16 +83,20 @@ public struct ThumbsRun: Sendable {
         let loadStart = ContinuousClock.now
         let previous = options.force
             ? PreviousRun.empty
-            : PreviousRun.load(manifestPath: out.manifestPath, journalPath: out.journalPath, settings: options.output)
+            : PreviousRun.load(manifestPath: out.manifestPath, journalPath: out.journalPath, settings: options.output,
+                               indexPath: PreviousIndex.place(in: out))
+        defer { previous.remove() }
         let loadSeconds = Elapsed.seconds(since: loadStart)
         previous.warnIfUnreadable(console, manifestPath: out.manifestPath)
         let journal = Journal(path: out.journalPath)
         try journal.open(settings: options.output, keepExisting: previous.resumed)
 
-        let window = ProcessingWindow(options: options, log: log, interrupt: interrupt)
+        let results = try RunResults(out: out, trackOutputs: options.prune)
+        defer { results.remove() }
+        let window = ProcessingWindow(options: options, log: log, interrupt: interrupt, onItem: onItem)
         log.start(images: items.count, out: out, jobs: window.jobs, resumed: previous.resumed)
-        var records = await window.run(items, previous: previous, out: out, journal: journal,
-                                       fetcher: discovered.fetcher, clock: clock)
+        let processed = await window.run(items, previous: previous, out: out, journal: journal,
+                                         fetcher: discovered.fetcher, clock: clock, emit: results.add)
         console.endProgress()
         let processSeconds = Elapsed.seconds(since: clock) - discoverSeconds - loadSeconds
 
@@ -71,52 +105,49 @@ public struct ThumbsRun: Sendable {
         if let journalFailure { log.journalFailed(journalFailure) }
         // A signal counts whenever it came, even with every record in; a
         // failed journal stopped the run if it left items unreached.
-        var interrupted = interrupt.isRaised || (journalFailure != nil && records.contains(where: { $0 == nil }))
-        var finalItems = RunManifest.finalItems(records, items: items, previous: previous)
-        // What follows builds the manifest, stats and report: let go of the
-        // per-item structures the processing needed first (memory at 100k).
-        records = []
+        var interrupted = interrupt.isRaised || (journalFailure != nil && processed.unreached > 0)
         // What lies below a folder that could not be read is unknown, not
         // gone; so is all that a list cut short at a refused `next` link
         // would have held: nothing is pruned for it and the records stay.
+        // A shard sees only part of the sources, so it reports none gone.
         let listCutShort = !discovered.deferredFatal.isEmpty
-        let missing = RunManifest.gone(from: previous, items: items, shard: options.shard)
-        let gone = listCutShort ? [] : missing.filter { !discovered.unreadable.covers($0) }
         items = []
+        let missing = options.shard == nil ? previous.unseen() : []
+        let gone = listCutShort ? [] : missing.filter { !discovered.unreadable.covers($0) }
         var pruneRefused = false
         if options.prune, !interrupted, !listCutShort {
             do {
-                try OutputPruner(out: out, console: console).prune(gone, previous: previous, keeping: finalItems, limit: options.maxPrune)
+                try OutputPruner(out: out, console: console).prune(gone, previous: previous, keeping: results.records(outputPath:),
+                                                                    limit: options.maxPrune)
             } catch {
                 pruneRefused = true  // exit 3, once the thumbnails and the manifest are written
             }
         }
         if pruneRefused || listCutShort || gone.count < missing.count {
             let unseen = pruneRefused || listCutShort ? missing : missing.filter { discovered.unreadable.covers($0) }
-            finalItems += OutputPruner.unseenRecords(unseen, previous: previous)
+            for record in OutputPruner.unseenRecords(unseen, previous: previous) { results.add(record) }
         }
 
         let writeStart = ContinuousClock.now
         let wallSeconds = Elapsed.seconds(since: clock)
         let groupStart = ContinuousClock.now
-        LookalikeGrouping.apply(to: &finalItems, distance: options.similar)
+        _ = try results.group(distance: options.similar)
         let groupSeconds = Elapsed.seconds(since: groupStart)
-        var manifest = RunManifest.build(
-            finalItems, options: options, started: started, ignored: discovered.ignored, wallSeconds: wallSeconds,
+        var header = RunManifest.header(
+            options: options, started: started, ignored: discovered.ignored, wallSeconds: wallSeconds,
             downloads: await discovered.downloadCounters?(), interrupted: interrupted, gone: gone,
-            unreadable: discovered.unreadable.count)
-        manifest.run?.shardOrder = discovered.shardOrder
-        finalItems = []
-        let statistics = Statistics(manifest: manifest)
-        try ResultWriter(out: out, writeReport: options.writeReport).write(manifest, statistics)
+            unreadable: discovered.unreadable.count, decoders: results.decoderCounts)
+        header.run?.shardOrder = discovered.shardOrder
+        let statistics = results.statistics(run: header.run)
+        try writeResults(header, statistics, results: results, out: out, first: true)
         // The manifest is flushed under its name (`AtomicFile`). A signal
         // that came while it was written still counts: it is written again,
         // saying so; from here on a signal changes nothing.
         let signalled = interrupt.seal()
         if signalled && !interrupted {
             interrupted = true
-            manifest.interrupted = true
-            try ResultWriter(out: out, writeReport: options.writeReport).write(manifest, statistics)
+            header.interrupted = true
+            try writeResults(header, statistics, results: results, out: out, first: false)
         }
         if !interrupted { journal.remove() }
         let writeSeconds = Elapsed.seconds(since: writeStart)
@@ -128,7 +159,7 @@ public struct ThumbsRun: Sendable {
             status = .fatal
         } else if !discovered.deferredFatal.isEmpty {
             status = .fatal  // said after the summary (`finalStatus`)
-        } else if options.maxFailures.isExceeded(failed: statistics.counts.failed, total: manifest.items.count) {
+        } else if options.maxFailures.isExceeded(failed: statistics.counts.failed, total: results.count) {
             status = .failures
         } else {
             status = .success
@@ -136,6 +167,17 @@ public struct ThumbsRun: Sendable {
         let phases = RunLog.Phases(discover: discoverSeconds, load: loadSeconds, process: processSeconds,
                                    group: groupSeconds, write: writeSeconds)
         log.finish(statistics, out: out, gone: gone, interrupted: interrupted, status: status, phases: phases)
-        return Outcome(status: discovered.finalStatus(status, console: console), manifest: manifest, statistics: statistics)
+        return Outcome(status: discovered.finalStatus(status, console: console), header: header, statistics: statistics,
+                       manifestPath: out.manifestPath)
+    }
+
+    /// manifest.json from the run's spooled lines (`RunResults`), then
+    /// stats.json and the report, which reads the manifest back for its
+    /// tiles, as a merge's does.
+    private func writeResults(_ header: Manifest, _ statistics: Statistics, results: RunResults, out: OutputDirectory,
+                              first: Bool) throws(RunError) {
+        try results.writeManifest(header)
+        if first { results.finishReport() }
+        try ResultWriter(out: out, writeReport: options.writeReport).writeMerged(header, statistics, report: results.report)
     }
 }

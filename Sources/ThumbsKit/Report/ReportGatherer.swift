@@ -36,6 +36,13 @@ final class ReportGatherer {
                 megapixels.add(Double(w) * Double(h) / 1_000_000)
             }
         }
+        addToGroup(item)
+    }
+
+    /// The look-alike part of `add`, for an item whose `similarTo` is set
+    /// after its other facts were gathered (a run groups once all its items
+    /// are known: `RunResults`).
+    func addToGroup(_ item: ManifestItem) {
         guard let first = item.similarTo?.id else { return }
         if members[first] == nil, groups.count < ReportStyle.lookalikeGroupLimit {
             groups.append(first)
@@ -49,6 +56,18 @@ final class ReportGatherer {
             }
             members[first]!.shown += 1
         }
+    }
+
+    /// Whether `addToGroup` would make a tile of a member of the group
+    /// that starts with `first` (else `countInGroup` does its part).
+    func wantsTile(inGroupOf first: String) -> Bool {
+        guard let group = members[first] else { return groups.count < ReportStyle.lookalikeGroupLimit }
+        return group.shown < ReportStyle.lookalikeMemberLimit
+    }
+
+    /// `addToGroup` for a member that gets no tile.
+    func countInGroup(of first: String, hasOutputs: Bool) {
+        if members[first] != nil, hasOutputs { members[first]!.shown += 1 }
     }
 
     private func addFailure(_ item: ManifestItem) {

@@ -20,10 +20,12 @@ final class MergeIndex {
     private let insertLeader, findLeader: SQLiteStatement
     private let insertRepID, findRepID: SQLiteStatement
 
-    init(stateDirectory: String) throws(RunError) {
-        checksPath = stateDirectory + "/" + Self.checksFileName
+    /// `name`: the files' names without `.sqlite` (a run's look-alike
+    /// grouping makes one under a name of its own: `RunResults`).
+    init(stateDirectory: String, name: String? = nil) throws(RunError) {
+        checksPath = stateDirectory + "/" + (name.map { $0 + "-checks.sqlite" } ?? Self.checksFileName)
         do {
-            database = try SQLiteDatabase(creatingAt: stateDirectory + "/" + Self.fileName)
+            database = try SQLiteDatabase(creatingAt: stateDirectory + "/" + (name.map { $0 + ".sqlite" } ?? Self.fileName))
             try? PathChanges.remove(checksPath)
             try database.execute("""
                 ATTACH DATABASE '\(checksPath.replacingOccurrences(of: "'", with: "''"))' AS checks;

@@ -118,6 +118,15 @@ final class ManifestLines {
         if out.count >= 1 << 20 { try flush(emit) }
     }
 
+    /// An item already written by `ManifestWriter.write(_:into:)` (a run's
+    /// spooled line, `RunResults`), copied as it is.
+    func add(encoded line: UnsafeRawBufferPointer, _ emit: (UnsafeRawBufferPointer) throws(ItemError) -> Void) throws(ItemError) {
+        out.raw(written == 0 ? "\n    " : ",\n    ")
+        out.append(line)
+        written += 1
+        if out.count >= 1 << 20 { try flush(emit) }
+    }
+
     func finish(_ emit: (UnsafeRawBufferPointer) throws(ItemError) -> Void) throws(ItemError) {
         out.raw(written == 0 ? "]\n}\n" : "\n  ]\n}\n")
         try flush(emit)

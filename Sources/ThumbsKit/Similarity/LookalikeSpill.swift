@@ -22,15 +22,19 @@ final class LookalikeSpill {
     /// (smaller in tests, to exercise many partitions).
     let partitionRecords: Int
     private let folder: String
+    private let name: String
     private let path: String
     private let fd: Int32
     private var buffer: [UInt64] = []
     private(set) var count = 0
 
-    init(folder: String, partitionRecords: Int = 1 << 19) throws(RunError) {
+    /// Files go in `folder`, named from `name` (a run's scratch files carry
+    /// a name of their own in OUT/.thumbs/tmp).
+    init(folder: String, name: String = "lookalike", partitionRecords: Int = 1 << 19) throws(RunError) {
         self.folder = folder
+        self.name = name
         self.partitionRecords = partitionRecords
-        path = folder + "/lookalike-hashes.bin"
+        path = folder + "/" + name + "-hashes.bin"
         do {
             try? PathChanges.remove(path)
             fd = try FileDescriptor.open(path, .readWrite, [.create, .truncate], permissions: 0o600)
@@ -90,7 +94,7 @@ final class LookalikeSpill {
         let mask = bits == 64 ? UInt64.max : (UInt64(1) << UInt64(bits)) - 1
         func value(_ hash: UInt64) -> UInt64 { (hash >> UInt64(shift)) & mask }
         // Spread (position, hash) over the partition files, in position order.
-        let partitionPaths = (0..<partitions).map { folder + "/lookalike-part-\($0).bin" }
+        let partitionPaths = (0..<partitions).map { folder + "/" + name + "-part-\($0).bin" }
         var descriptors: [Int32] = []
         defer {
             for fd in descriptors { try? FileDescriptor.close(fd) }

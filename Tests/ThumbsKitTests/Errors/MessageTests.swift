@@ -98,7 +98,7 @@ final class MessageTests: XCTestCase {
         try Data("not json".utf8).write(to: URL(fileURLWithPath: root + "/manifest.json"))
         let garbage = PreviousRun.load(manifestPath: root + "/manifest.json", journalPath: root + "/journal", settings: settings)
         XCTAssertNotNil(garbage.unreadableManifest)
-        XCTAssertTrue(garbage.items.isEmpty)
+        XCTAssertEqual(garbage.count, 0)
         try FileManager.default.removeItem(atPath: root + "/manifest.json")
         try FileManager.default.createDirectory(atPath: root + "/manifest.json", withIntermediateDirectories: true)
         let folder = PreviousRun.load(manifestPath: root + "/manifest.json", journalPath: root + "/journal", settings: settings)

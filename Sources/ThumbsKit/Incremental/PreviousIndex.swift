@@ -1,0 +1,275 @@
+import Foundation
+
+/// Where each record of the previous run lies, so that a re-run over a
+/// million sources looks its records up one at a time instead of holding
+/// them all (issue 23): an SQLite table (`SQLiteDatabase`, in a file of
+/// `OUT/.thumbs/tmp/`, or in memory for a small run: `place`) from item id to the record's line
+/// in `manifest.json` or in the journal, and one bit per record for "this
+/// run has seen its id" (what is left unseen is gone).
+///
+/// The index is made from `manifest.json` and the journal at the start of
+/// every run that reads them, and deleted when the run ends: it is never
+/// trusted across runs, so a stale, truncated or foreign file at its name
+/// changes nothing (`manifest.json` stays the contract). Building it reads
+/// each line once for its id (no JSON decoding: `ManifestWriter` writes the
+/// id first) — about 2 µs an item, against 40 µs for decoding the whole
+/// manifest as runs did before.
+///
+/// Lookups come from the run's I/O threads at once: a lock serialises them
+/// (each is a B-tree search and one `pread`).
+final class PreviousIndex: @unchecked Sendable {
+    /// Where a run keeps the index: in memory when the manifest and the
+    /// journal are small (`inMemoryUpTo` bytes together, about 10,000 items:
+    /// a few MB), else in a file of OUT/.thumbs/tmp, which the run deletes
+    /// at its end (and the next run's sweep, after a `kill -9`).
+    static func place(in out: OutputDirectory) -> String {
+        let bytes = [out.manifestPath, out.journalPath].reduce(Int64(0)) { sum, path in
+            sum + (FileInfo.of(pathBytes: Array(path.utf8), followLinks: false)?.size ?? 0)
+        }
+        // THUMBS_IN_MEMORY_LIMIT: about 800 bytes a record.
+        let limit = min(inMemoryUpTo, Int64(InMemoryLimit.items(Int(inMemoryUpTo / 800))) * 800)
+        return bytes <= limit ? SQLiteDatabase.inMemory : out.temporaryDirectory + "/previous-\(UUID().uuidString).sqlite"
+    }
+
+    static let inMemoryUpTo: Int64 = 8 << 20
+
+    /// Where a record lies.
+    enum Place {
+        /// A line of manifest.json (0) or of the journal (1), by offset and length.
+        case line(file: Int, offset: Int, length: Int)
+        /// An item of a manifest in another layout, read whole (`loaded`).
+        case loaded(Int)
+    }
+
+    private let database: SQLiteDatabase
+    private let lock = NSLock()
+    private let find: SQLiteStatement
+    private var upsert: SQLiteStatement?
+    /// manifest.json, open for the run (a manifest replaced meanwhile is
+    /// still read as it was indexed), and the `ManifestSource` that owns it.
+    private var manifest: Int32?
+    private var owner: ManifestSource?
+    /// The journal, open for the run; closed with the index.
+    private var journal: Int32?
+    private var loaded: [ManifestItem] = []
+    private var seen: [UInt64] = []
+    private(set) var count = 0
+    private(set) var seenCount = 0
+    /// Lines whose record did not decode or named another id: the file
+    /// changed under the run, or is damaged. Such a record is not used.
+    private(set) var unusable = 0
+
+    /// An empty index at `path` (`SQLiteDatabase.inMemory` for a dry run),
+    /// whatever was there before removed.
+    init(path: String) throws(SQLiteDatabase.Failure) {
+        database = try SQLiteDatabase(creatingAt: path, cacheMiB: 16)
+        try database.execute("""
+            CREATE TABLE items(row INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, file INTEGER NOT NULL,
+                               offset INTEGER NOT NULL, length INTEGER NOT NULL);
+            BEGIN;
+            """)
+        find = try database.prepare("SELECT row, file, offset, length FROM items WHERE id = ?")
+        upsert = try database.prepare("""
+            INSERT INTO items(id, file, offset, length) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE
+            SET file = excluded.file, offset = excluded.offset, length = excluded.length
+            """)
+    }
+
+    deinit {
+        if let journal { try? FileDescriptor.close(journal) }
+    }
+
+    /// Deletes the index's file (the run is over).
+    func remove() {
+        lock.lock()
+        defer { lock.unlock() }
+        database.closeAndRemove()
+    }
+
+    // MARK: Building
+
+    /// Adds the items of the manifest `source`: each line's place, by id.
+    /// Throws when the manifest ends inside its items (cut short).
+    func addManifest(_ source: ManifestSource) throws(RunError) {
+        if let items = source.loadedItems {
+            for item in items {
+                try add(id: item.id, file: 2, offset: loaded.count, length: 0)
+                loaded.append(item)
+            }
+            return
+        }
+        guard let lines = source.itemLines(), let fd = source.descriptor else { return }
+        manifest = fd
+        owner = source
+        do {
+            while true {
+                let offset = lines.offset
+                guard let line = try lines.next() else {
+                    throw RunError.usage("\(source.path) is not a valid thumbs manifest: it ends inside its items (a file cut short?)")
+                }
+                if line.elementsEqual("  ]".utf8) { break }
+                guard let (id, start, length) = Self.itemID(in: line) else {
+                    throw RunError.usage("\(source.path) is not a valid thumbs manifest: an item line at byte \(offset) does not start with its id")
+                }
+                try add(id: id, file: 0, offset: offset + start, length: length)
+            }
+        } catch let error as RunError {
+            throw error
+        } catch {
+            throw .usage("cannot read manifest \(source.path): \(error)")
+        }
+    }
+
+    /// Adds the records of a journal (`Journal`'s layout: a header line,
+    /// then one record per line), after its header was checked. A line cut
+    /// short by a crash is skipped, as `Journal.read` skips it.
+    @discardableResult
+    func addJournal(descriptor fd: Int32, firstLineEnd: Int) throws(RunError) -> Int {
+        journal = fd
+        var added = 0
+        let lines = FileLines(fd: fd, from: firstLineEnd)
+        let decoder = JSONDecoder()
+        struct Identified: Decodable { var id: String }
+        do {
+            while true {
+                let offset = lines.offset
+                guard let line = try lines.next() else { break }
+                guard !line.isEmpty, let id = try? decoder.decode(Identified.self, from: Data(line)).id else { continue }
+                try add(id: id, file: 1, offset: offset, length: line.count)
+                added += 1
+            }
+            return added
+        } catch let error as RunError {
+            throw error
+        } catch {
+            throw .fatal("cannot read the journal: \(error)")
+        }
+    }
+
+    private func add(id: String, file: Int, offset: Int, length: Int) throws(RunError) {
+        guard let upsert else { return }
+        upsert.bind(1, id)
+        upsert.bind(2, file)
+        upsert.bind(3, offset)
+        upsert.bind(4, length)
+        do {
+            try upsert.run()
+        } catch {
+            throw .fatal("cannot index the previous run: \(error.message)")
+        }
+    }
+
+    /// Ends the building: counts the records and makes room for their bits.
+    func finishBuilding() throws(RunError) {
+        upsert = nil
+        do {
+            let rows = try database.prepare("SELECT COALESCE(MAX(row), 0) FROM items")
+            _ = try rows.step()
+            count = rows.int(0)
+        } catch {
+            throw .fatal("cannot index the previous run: \(error.message)")
+        }
+        seen = [UInt64](repeating: 0, count: (count + 64) / 64)
+    }
+
+    /// The id an item line starts with (`{"id": "…"`, as `ManifestWriter`
+    /// writes it) and the line's JSON object without indent and comma.
+    static func itemID(in line: UnsafeRawBufferPointer) -> (id: String, start: Int, length: Int)? {
+        var start = 0
+        while start < line.count, line[start] == 0x20 { start += 1 }
+        var end = line.count
+        if end > start, line[end - 1] == UInt8(ascii: ",") { end -= 1 }
+        let prefix = Array("{\"id\": \"".utf8)
+        guard end - start > prefix.count,
+              UnsafeRawBufferPointer(rebasing: line[start..<(start + prefix.count)]).elementsEqual(prefix)
+        else { return nil }
+        var i = start + prefix.count
+        var escaped = false
+        while i < end, line[i] != UInt8(ascii: "\"") {
+            if line[i] == UInt8(ascii: "\\") { escaped = true; i += 1 }
+            i += 1
+        }
+        guard i < end else { return nil }
+        let quoted = UnsafeRawBufferPointer(rebasing: line[(start + prefix.count - 1)...i])
+        let id: String
+        if escaped {
+            guard let decoded = try? JSONDecoder().decode(String.self, from: Data(quoted)) else { return nil }
+            id = decoded
+        } else {
+            id = String(decoding: UnsafeRawBufferPointer(rebasing: quoted.dropFirst().dropLast()), as: UTF8.self)
+        }
+        return (id, start, end - start)
+    }
+
+    // MARK: Looking up
+
+    /// The previous record of `id`, if there is one, and marks it seen.
+    /// Reads it from its file (`pread`): call it on an I/O thread.
+    func record(for id: String) -> ManifestItem? {
+        guard let place = locate(id, markSeen: true) else { return nil }
+        switch place {
+        case .loaded(let index):
+            return loaded[index]
+        case .line(let file, let offset, let length):
+            guard let fd = file == 0 ? manifest : journal else { return nil }
+            var bytes = [UInt8](repeating: 0, count: length)
+            let read = bytes.withUnsafeMutableBytes { raw in
+                (try? FileDescriptor.read(fd, into: raw.baseAddress!, count: length, at: offset)) ?? -1
+            }
+            guard read == length, let record = try? JSONDecoder().decode(ManifestItem.self, from: Data(bytes)), record.id == id else {
+                lock.lock()
+                unusable += 1
+                lock.unlock()
+                return nil
+            }
+            return record
+        }
+    }
+
+    /// Marks `id` seen without reading its record.
+    func markSeen(_ id: String) {
+        _ = locate(id, markSeen: true)
+    }
+
+    private func locate(_ id: String, markSeen: Bool) -> Place? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard database.handle != nil else { return nil }
+        find.bind(1, id)
+        defer { find.reset() }
+        guard (try? find.step()) == true else { return nil }
+        let row = find.int(0)
+        if markSeen, row < seen.count * 64 {
+            let (word, bit) = (row / 64, UInt64(1) << UInt64(row % 64))
+            if seen[word] & bit == 0 {
+                seen[word] |= bit
+                seenCount += 1
+            }
+        }
+        let file = find.int(1), offset = find.int(2), length = find.int(3)
+        return file == 2 ? .loaded(offset) : .line(file: file, offset: offset, length: length)
+    }
+
+    /// Ids of the records this run has not seen, in the previous run's order.
+    func unseen() -> [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        guard seenCount < count, let rows = try? database.prepare("SELECT row, id FROM items ORDER BY row") else { return [] }
+        var ids: [String] = []
+        while (try? rows.step()) == true {
+            let row = rows.int(0)
+            if row < seen.count * 64, seen[row / 64] & (UInt64(1) << UInt64(row % 64)) == 0 { ids.append(rows.text(1)) }
+        }
+        return ids
+    }
+
+    /// Every id, in the previous run's order (tests).
+    func allIDs() -> [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let rows = try? database.prepare("SELECT id FROM items ORDER BY row") else { return [] }
+        var ids: [String] = []
+        while (try? rows.step()) == true { ids.append(rows.text(0)) }
+        return ids
+    }
+}

@@ -1,0 +1,388 @@
+import Foundation
+
+/// What a run's items become, in source order, without holding them (issue
+/// 23): each record is written at once as its manifest line to a spool file
+/// under `OUT/.thumbs/tmp/`, added to the statistics (`StatisticsAccumulator`)
+/// and to the report's gathering (`ReportGatherer`), and its perceptual hash
+/// goes to the look-alike spill (`LookalikeSpill`). At the end, the groups
+/// are made (`LookalikeSpill.group`, as a merge makes them) and
+/// `manifest.json` is the header followed by the spooled lines, copied as
+/// they are; only the lines of look-alikes are decoded again, to be given
+/// their `similarTo`. So a run writes the same manifest as before, byte for
+/// byte, with a memory that does not grow with its items.
+final class RunResults {
+    private let out: OutputDirectory
+    private let spoolPath: String
+    private let spool: Int32
+    private var text = JSONText()
+    private var spooled = JSONText()
+    /// Items added so far.
+    private(set) var count = 0
+    private var accumulator = StatisticsAccumulator(countLookalikes: false)
+    private(set) var report: ReportGatherer
+    /// (position, hash) of the items with a perceptual hash, in memory up
+    /// to `hashesInMemory` of them, then in `spill`.
+    private var hashes: [UInt64] = []
+    private var spill: LookalikeSpill?
+    private let name: String
+    private let hashesInMemory = InMemoryLimit.items(RunResults.hashesInMemory)
+    private var decoders: [String: Int] = [:]
+    /// Output paths of the items (for `--prune`, which must not delete a
+    /// path a remaining item records), when asked for.
+    private let outputPaths: OutputPathIndex?
+    private var index: MergeIndex?
+    /// The groups of a run whose hashes stayed in memory: each member's
+    /// (position, representative's position, distance), in position order.
+    private var members: [(position: Int, representative: Int, distance: Int)] = []
+    private var similar = LookalikeGroups.Summary()
+
+    /// Hashes grouped in memory (`LookalikeGroups`, 16 bytes each); a run
+    /// with more groups them from files and an SQLite index as a merge does
+    /// (`LookalikeSpill`).
+    static let hashesInMemory = 200_000
+    private var failure: RunError?
+
+    init(out: OutputDirectory, trackOutputs: Bool) throws(RunError) {
+        self.out = out
+        let name = "run-items-\(UUID().uuidString)"
+        self.name = name
+        spoolPath = out.temporaryDirectory + "/" + name + ".ndjson"
+        do {
+            spool = try FileDescriptor.open(spoolPath, .readWrite, [.create, .truncate, .noFollow], permissions: 0o600)
+        } catch {
+            throw .fatal("cannot write \(spoolPath): \(error.text)")
+        }
+        report = ReportGatherer(spool: try ReportSpool(file: out.temporaryDirectory + "/" + name + "-failures.tmp"))
+        outputPaths = trackOutputs ? try OutputPathIndex(path: out.temporaryDirectory + "/" + name + "-outputs.sqlite") : nil
+        text.reserve(1 << 20 + 64 * 1024)
+    }
+
+    deinit { remove() }
+
+    /// Deletes the spool and the scratch files.
+    func remove() {
+        if spool >= 0 { try? FileDescriptor.close(spool) }
+        try? PathChanges.remove(spoolPath)
+        index?.remove()
+        index = nil
+        outputPaths?.remove()
+    }
+
+    /// The next item in source order. Its `similarTo` is made anew at the end.
+    func add(_ record: ManifestItem) {
+        var item = record
+        item.similarTo = nil
+        if item.status != .failed, let hash = item.phash.flatMap(PerceptualHash.parse) {
+            do { try addHash(position: count, hash) } catch { keep(error) }
+        }
+        if let path = item.decoder { decoders[path.rawValue, default: 0] += 1 }
+        accumulator.add(item)
+        report.add(item)
+        if let outputPaths {
+            for output in item.outputs {
+                do { try outputPaths.add(output.path) } catch { keep(error) }
+            }
+        }
+        // Each spooled line: where its `similarTo` goes, a space, the
+        // item's manifest text.
+        var similarAt = 0
+        spooled.removeAll()
+        ManifestWriter.write(item, into: &spooled, similarAt: &similarAt)
+        text.int(similarAt)
+        text.raw(" ")
+        spooled.withBytes { (raw: UnsafeRawBufferPointer) in text.append(raw) }
+        text.raw("\n")
+        count += 1
+        if text.count >= 1 << 20 { flush() }
+    }
+
+    private func addHash(position: Int, _ hash: UInt64) throws(RunError) {
+        if let spill { return try spill.add(position: position, hash: hash) }
+        hashes.append(UInt64(position))
+        hashes.append(hash)
+        guard hashes.count > 2 * hashesInMemory else { return }
+        let spill = try LookalikeSpill(folder: out.temporaryDirectory, name: name + "-lookalikes")
+        for k in stride(from: 0, to: hashes.count, by: 2) { try spill.add(position: Int(hashes[k]), hash: hashes[k + 1]) }
+        hashes = []
+        self.spill = spill
+    }
+
+    /// Items decoded per path (the manifest's `run.decoders`).
+    var decoderCounts: SortedMap<Int> {
+        var counts = SortedMap<Int>()
+        for (path, n) in decoders { counts[path] = n }
+        return counts
+    }
+
+    /// Whether an item added records `path` as an output (with `trackOutputs`).
+    func records(outputPath path: String) -> Bool {
+        outputPaths?.contains(path) ?? false
+    }
+
+    private func flush() {
+        guard failure == nil else { return text.removeAll() }
+        let code = text.bytes.withUnsafeBytes { writeAll(spool, $0) }
+        if code != 0 { keep(.fatal("cannot write \(spoolPath): \(errnoText(code))")) }
+        text.removeAll()
+    }
+
+    private func keep(_ error: RunError) {
+        if failure == nil { failure = error }
+    }
+
+    /// Groups the look-alikes among the items added (`distance` 0: none).
+    func group(distance: Int) throws(RunError) -> LookalikeGroups.Summary {
+        flush()
+        if let failure { throw failure }
+        guard let spill else {
+            // In memory: the same rule (`LookalikeGroups.assign`) over the
+            // items that have a hash, in position order.
+            let values = stride(from: 1, to: hashes.count, by: 2).map { Optional(hashes[$0]) }
+            let matches = LookalikeGroups.assign(values, maxDistance: distance)
+            members = matches.enumerated().compactMap { k, match in
+                match.map { (Int(hashes[2 * k]), Int(hashes[2 * $0.representative]), $0.distance) }
+            }
+            hashes = []
+            similar = LookalikeGroups.summary(matches)
+            return similar
+        }
+        let index = try MergeIndex(stateDirectory: out.temporaryDirectory, name: name + "-groups")
+        self.index = index
+        do { try index.dropChecks() } catch { throw .fatal("look-alike grouping: \(error.message)") }
+        similar = try spill.group(distance: distance, index: index)
+        return similar
+    }
+
+    /// The statistics of the items, with the run's counters (after `group`).
+    func statistics(run: RunCounters?) -> Statistics {
+        accumulator.finish(run: run, similar: similar)
+    }
+
+    /// Writes `manifest.json`: `header`, then every spooled line, the
+    /// look-alikes' lines with their `similarTo` (after `group`). Called
+    /// again after a late signal, it writes the same lines under the new
+    /// header (the report's groups are gathered only once).
+    func writeManifest(_ header: Manifest) throws(RunError) {
+        flush()
+        if let failure { throw failure }
+        let gatherGroups = !groupsGathered
+        groupsGathered = true
+        var problem: RunError?
+        do {
+            let groups = try GroupCursor(index: index, members: members)
+            let lines = ManifestLines(header)
+            let reader = FileLines(fd: spool, from: 0)
+            var spliced = JSONText()
+            try out.writer.write(to: out.manifestPath) { (emit: (UnsafeRawBufferPointer) throws(ItemError) -> Void) throws(ItemError) in
+                do {
+                    try lines.start(emit)
+                    var position = 0
+                    while position < count, let spooledLine = try reader.next() {
+                        defer { position += 1 }
+                        guard let (similarAt, line) = Self.split(spooledLine) else {
+                            throw RunError.fatal("the run's item spool \(spoolPath) is damaged at item \(position + 1)")
+                        }
+                        if position == groups.nextLeader {
+                            guard let (id, _, _) = PreviousIndex.itemID(in: line) else {
+                                throw RunError.fatal("the run's item spool \(spoolPath) is damaged at item \(position + 1)")
+                            }
+                            try groups.leaderMet(id: id)
+                        }
+                        guard position == groups.nextMember else {
+                            try lines.add(encoded: line, emit)
+                            continue
+                        }
+                        guard let similar = try groups.memberMet() else {
+                            try lines.add(encoded: line, emit)
+                            continue
+                        }
+                        spliced.removeAll()
+                        spliced.append(UnsafeRawBufferPointer(rebasing: line[..<similarAt]))
+                        ManifestWriter.write(similar, into: &spliced)
+                        spliced.append(UnsafeRawBufferPointer(rebasing: line[similarAt...]))
+                        try spliced.withBytes { (raw: UnsafeRawBufferPointer) throws(ItemError) in try lines.add(encoded: raw, emit) }
+                        if gatherGroups {
+                            // The report's groups show their first members'
+                            // tiles: a line is decoded only for a tile.
+                            if report.wantsTile(inGroupOf: similar.id) {
+                                var item = try JSONDecoder().decode(ManifestItem.self, from: Data(line))
+                                item.similarTo = similar
+                                report.addToGroup(item)
+                            } else {
+                                report.countInGroup(of: similar.id, hasOutputs: !Self.hasNoOutputs(line))
+                            }
+                        }
+                    }
+                    guard position == count else {
+                        throw RunError.fatal("the run's item spool \(spoolPath) ends after \(position) of \(count) items")
+                    }
+                    try lines.finish(emit)
+                } catch let error as ItemError {
+                    throw error
+                } catch let error as RunError {
+                    problem = error
+                    throw ItemError.io(error.message)
+                } catch {
+                    problem = .fatal("cannot write the manifest: \(error)")
+                    throw ItemError.io("\(error)")
+                }
+            }
+        } catch let error as RunError {
+            throw error
+        } catch {
+            if let problem { throw problem }
+            throw .fatal("cannot write the manifest in \(out.root): \(error)")
+        }
+        // A second write (a late signal) starts the representatives anew.
+        try? index?.database.execute("DELETE FROM repids")
+    }
+
+    private var groupsGathered = false
+
+    /// A spooled line's `similarTo` offset and its manifest text.
+    private static func split(_ line: UnsafeRawBufferPointer) -> (Int, UnsafeRawBufferPointer)? {
+        var value = 0, i = 0
+        while i < line.count, i < 9, line[i] >= 0x30, line[i] <= 0x39 {
+            value = value * 10 + Int(line[i] - 0x30)
+            i += 1
+        }
+        guard i > 0, i < line.count, line[i] == 0x20 else { return nil }
+        let text = UnsafeRawBufferPointer(rebasing: line[(i + 1)...])
+        guard value <= text.count else { return nil }
+        return (value, text)
+    }
+
+    /// Whether an item's manifest text records no output (`"outputs": []`,
+    /// which no string value can hold: its quotes would be escaped).
+    private static func hasNoOutputs(_ line: UnsafeRawBufferPointer) -> Bool {
+        let needle = Array("\"outputs\": []".utf8)
+        guard line.count >= needle.count else { return false }
+        for start in 0...(line.count - needle.count)
+        where line[start] == needle[0] && UnsafeRawBufferPointer(rebasing: line[start..<(start + needle.count)]).elementsEqual(needle) {
+            return true
+        }
+        return false
+    }
+
+    /// Ends the report's gathering (after the first `writeManifest`).
+    func finishReport() {
+        report.finish()
+    }
+}
+
+/// The look-alike groups in position order, as the manifest's write pass
+/// meets them: from `RunResults`' arrays, or from the `similar` table of a
+/// run grouped through files (`MergeIndex`).
+private final class GroupCursor {
+    private(set) var nextMember = Int.max
+    private(set) var nextLeader = Int.max
+    private let index: MergeIndex?
+    private var memberStatement, leaderStatement: SQLiteStatement?
+    private let members: [(position: Int, representative: Int, distance: Int)]
+    private var memberAt = 0
+    private var leaders: [Int] = []
+    private var leaderAt = 0
+    private var leaderIDs: [Int: String] = [:]
+
+    init(index: MergeIndex?, members: [(position: Int, representative: Int, distance: Int)]) throws {
+        self.index = index
+        self.members = members
+        if let index {
+            let db = index.database
+            let memberStatement = try db.prepare("SELECT pos, rep, distance FROM similar ORDER BY pos")
+            let leaderStatement = try db.prepare("SELECT DISTINCT rep FROM similar ORDER BY rep")
+            nextMember = try memberStatement.step() ? memberStatement.int(0) : Int.max
+            nextLeader = try leaderStatement.step() ? leaderStatement.int(0) : Int.max
+            self.memberStatement = memberStatement
+            self.leaderStatement = leaderStatement
+        } else {
+            leaders = Array(Set(members.map(\.representative))).sorted()
+            nextMember = members.first?.position ?? Int.max
+            nextLeader = leaders.first ?? Int.max
+        }
+    }
+
+    /// The item at `nextLeader` is `id`.
+    func leaderMet(id: String) throws {
+        if let index, let leaderStatement {
+            try index.addRepresentative(position: nextLeader, id: id)
+            nextLeader = try leaderStatement.step() ? leaderStatement.int(0) : Int.max
+        } else {
+            leaderIDs[nextLeader] = id
+            leaderAt += 1
+            nextLeader = leaderAt < leaders.count ? leaders[leaderAt] : Int.max
+        }
+    }
+
+    /// The `similarTo` of the item at `nextMember`.
+    func memberMet() throws -> SimilarReference? {
+        var reference: SimilarReference?
+        if let index, let memberStatement {
+            let representative = memberStatement.int(1), distance = memberStatement.int(2)
+            reference = try index.representativeID(position: representative).map { SimilarReference(id: $0, distance: distance) }
+            nextMember = try memberStatement.step() ? memberStatement.int(0) : Int.max
+        } else {
+            let member = members[memberAt]
+            reference = leaderIDs[member.representative].map { SimilarReference(id: $0, distance: member.distance) }
+            memberAt += 1
+            nextMember = memberAt < members.count ? members[memberAt].position : Int.max
+        }
+        return reference
+    }
+}
+
+/// The output paths a run's items record (`--prune` asks it of every gone
+/// source's outputs): a set in memory up to `pathsInMemory`, then an SQLite
+/// file under `OUT/.thumbs/tmp/`.
+final class OutputPathIndex {
+    private let path: String
+    private var paths = Set<String>()
+    private var database: SQLiteDatabase?
+    private var insert, find: SQLiteStatement?
+
+    static let pathsInMemory = 20_000
+    private let inMemory = InMemoryLimit.items(OutputPathIndex.pathsInMemory)
+
+    init(path: String) throws(RunError) {
+        self.path = path
+    }
+
+    func add(_ output: String) throws(RunError) {
+        do {
+            if database == nil {
+                paths.insert(output)
+                guard paths.count > inMemory else { return }
+                let database = try SQLiteDatabase(creatingAt: path, cacheMiB: 8)
+                try database.execute("CREATE TABLE paths(path TEXT PRIMARY KEY) WITHOUT ROWID; BEGIN;")
+                insert = try database.prepare("INSERT OR IGNORE INTO paths VALUES (?)")
+                find = try database.prepare("SELECT 1 FROM paths WHERE path = ?")
+                self.database = database
+                for kept in paths { try store(kept) }
+                paths = []
+                return
+            }
+            try store(output)
+        } catch {
+            throw .fatal("cannot index the run's output paths: \(error.message)")
+        }
+    }
+
+    private func store(_ output: String) throws(SQLiteDatabase.Failure) {
+        insert!.bind(1, output)
+        try insert!.run()
+    }
+
+    func contains(_ output: String) -> Bool {
+        guard let find else { return paths.contains(output) }
+        find.bind(1, output)
+        defer { find.reset() }
+        return (try? find.step()) == true
+    }
+
+    func remove() {
+        insert = nil
+        find = nil
+        database?.closeAndRemove()
+        database = nil
+    }
+}
