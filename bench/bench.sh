@@ -1504,6 +1504,7 @@ scale_size() {
       v=$("${TOOL[@]}" field "$dir/log.first" "$k"); phases+=" ${k%Seconds} $v"
     done
     say "    finish event (s):$phases"
+    cp "$dir/trace" "$OUT/scale-$n.trace"
     if [[ $tag == big ]]; then say "    where the time went (scale_probe.py timeline):"; probe timeline "$dir/trace" 10 | sed 's/^/  /'; fi
     say "  $n images: the no-op re-run (same command, no --force)"
     if s=$(timed "$dir/log.rerun" scale_cmd "$dir" "$src"); then
@@ -1568,7 +1569,7 @@ section_scale() {
   md "| no-op re-run: CPU (s) | $R_small_rcpu | $R_big_rcpu | | |"
   md "| no-op re-run: peak RSS MiB | $R_small_rrss | $R_big_rrss | | |"
   md "| no-op re-run: % of the first run, wall | $R_small_rshare | $R_big_rshare | ≤ 5 % | $(judge "$R_big_rshare" le 5) |"
-  md "| no-op re-run: % of the first run, CPU | $R_small_rcshare | $R_big_rcshare | | |"
+  md "| no-op re-run: % of the first run, CPU | $R_small_rcshare | $R_big_rcshare | ≤ 5 % | $(judge "$R_big_rcshare" le 5) |"
   md "| no-op re-run: stats.json counts.unchanged | $R_small_unchanged | $R_big_unchanged | all | $([[ $R_big_unchanged == "$n" ]] && echo PASS || echo FAIL) |"
   local f
   for f in wall cpu rss cpums ips ips0 ips1 before after outs share group rwall rcpu rrss rshare rcshare unchanged; do
@@ -1580,6 +1581,9 @@ section_scale() {
   verdict "run peak RSS at $n images (MiB)" "$R_big_rss" le 150
   verdict "run peak RSS, $n minus $small images (MiB)" "$growth" le 30
   verdict "no-op re-run / first run at $n images (%)" "$R_big_rshare" le 5
+  # wall time is what the user waits for, but a first run slowed by other
+  # work flatters it: the CPU share must hold too
+  verdict "no-op re-run / first run at $n images, CPU (%)" "$R_big_rcshare" le 5
   verdict "manifest+stats+report writing (% of run)" "$R_big_share" le 10
   ((n == 100000)) && verdict "look-alike grouping of $n hashes (s)" "$R_big_group" le 1
   [[ ${SCALE_MERGE:-1} == 0 ]] || section_merge_scale
@@ -1637,6 +1641,8 @@ merge_size() {
     say "    where the time went (scale_probe.py timeline; .thumbs = the merge's index and spills):"
     probe timeline "$MERGE_DIR/trace" 12 | sed 's/^/  /'
     MERGE_RESULT="$wall $rss $cpu"
+    cp "$MERGE_DIR/trace" "$OUT/merge-$n.trace"
+    say "    (the whole trace: ${OUT#"$ROOT"/}/merge-$n.trace)"
   else
     say "  merge failed -- reported as n/a"; show_log_tail "$MERGE_DIR/log"; MERGE_RESULT="n/a n/a n/a"
   fi
