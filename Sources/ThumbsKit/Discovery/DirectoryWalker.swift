@@ -26,6 +26,8 @@ public struct FoundFile: Sendable, Hashable {
 /// `Result.unreadable`, never taken for an empty folder or a non-image.
 public struct DirectoryWalker: Sendable {
     public struct Result: Sendable {
+        /// Filled by `walk(_:)` only: `walk(_:found:)` hands them over one
+        /// at a time instead.
         public var files: [FoundFile] = []
         /// Files skipped because they are not images, special files, and
         /// folders not walked because they hold thumbs runs.
@@ -54,7 +56,18 @@ public struct DirectoryWalker: Sendable {
         outputFolder = outputDirectory.flatMap { FileIdentity.of($0) }
     }
 
+    /// Walks `root`; every file found is in `Result.files`, in order. For a
+    /// few files (tests): a run streams them (`walk(_:found:)`).
     public func walk(_ root: String) throws(RunError) -> Result {
+        var files: [FoundFile] = []
+        var result = try walk(root) { files.append($0) }
+        result.files = files
+        return result
+    }
+
+    /// Walks `root`, handing each file to `found` as it is met, in walk
+    /// order; nothing per file is kept (`Result.files` stays empty).
+    public func walk(_ root: String, found: (FoundFile) -> Void) throws(RunError) -> Result {
         let info: FileInfo
         do {
             info = try FileInfo.lookup(root)
@@ -70,15 +83,23 @@ public struct DirectoryWalker: Sendable {
             result.ignored += 1
             return result
         }
-        walk(directory: Array(root.utf8), relative: "", into: &result, isRoot: true)
+        walk(directory: Array(root.utf8), relative: "", into: &result, isRoot: true, found: found)
         return result
     }
 
+    /// One folder, its files in `result.files`.
     func walk(directory: [UInt8], relative: String, into result: inout Result, isRoot: Bool = false) {
+        var files: [FoundFile] = []
+        walk(directory: directory, relative: relative, into: &result, isRoot: isRoot) { files.append($0) }
+        result.files += files
+    }
+
+    func walk(directory: [UInt8], relative: String, into result: inout Result, isRoot: Bool = false,
+              found: (FoundFile) -> Void) {
         let directoryPath = String(decoding: directory, as: UTF8.self)
-        let entries: [[UInt8]]
+        let entries: SortedDirectoryNames
         do {
-            entries = try directoryEntryNames(pathBytes: directory)
+            entries = try SortedDirectoryNames(pathBytes: directory)
         } catch {
             result.unreadable.append(UnreadablePath(relativePath: relative, path: directoryPath, reason: Self.reason(error)))
             return
@@ -89,10 +110,8 @@ public struct DirectoryWalker: Sendable {
             result.ignored += 1
             return
         }
-        var names = entries.filter { $0.first != UInt8(ascii: ".") }  // hidden, and . and ..
-        names.sort { $0.lexicographicallyPrecedes($1) }
-
-        for rawName in names {
+        for entry in 0..<entries.count where entries.firstByte(entry) != UInt8(ascii: ".") {  // hidden, and . and ..
+            let rawName = entries.name(entry)
             let validName = String(validating: rawName, as: UTF8.self)
             let name = validName ?? String(decoding: rawName, as: UTF8.self)
             let pathBytes = directory + [UInt8(ascii: "/")] + rawName
@@ -125,7 +144,7 @@ public struct DirectoryWalker: Sendable {
                     result.ignored += 1
                     continue
                 }
-                walk(directory: pathBytes, relative: rel, into: &result)
+                walk(directory: pathBytes, relative: rel, into: &result, found: found)
                 continue
             }
             if problem == nil, target.kind != .regular {
@@ -138,7 +157,7 @@ public struct DirectoryWalker: Sendable {
             let namedLikeImage = ImageSniffer.isNamedLikeImage(name)
             if problem != nil {
                 if namedLikeImage {
-                    result.files.append(FoundFile(relativePath: rel, path: path, size: 0, modified: 0, problem: problem))
+                    found(FoundFile(relativePath: rel, path: path, size: 0, modified: 0, problem: problem))
                 } else {
                     result.ignored += 1
                 }
@@ -159,7 +178,7 @@ public struct DirectoryWalker: Sendable {
                     continue
                 }
             }
-            result.files.append(FoundFile(
+            found(FoundFile(
                 relativePath: rel, path: path, size: target.size,
                 modified: target.modified, problem: nil
             ))
@@ -168,7 +187,7 @@ public struct DirectoryWalker: Sendable {
 
     /// Whether a folder's entries are those of a thumbs OUT: `manifest.json`
     /// beside the `.thumbs` state folder.
-    static func holdsThumbsRun(_ directory: [UInt8], _ entries: [[UInt8]]) -> Bool {
+    static func holdsThumbsRun(_ directory: [UInt8], _ entries: SortedDirectoryNames) -> Bool {
         let state = Array(".thumbs".utf8), manifest = Array("manifest.json".utf8)
         guard entries.contains(state), entries.contains(manifest) else { return false }
         return FileInfo.of(pathBytes: directory + [UInt8(ascii: "/")] + state, followLinks: false)?.kind == .directory

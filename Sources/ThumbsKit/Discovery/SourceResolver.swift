@@ -56,21 +56,29 @@ public struct SourceResolver: Sendable {
     /// `prefixWithName` (several file sources), a folder's ids start with
     /// its name, so that ids stay unique and outputs stay apart.
     public func resolveFile(_ source: String, prefixWithName: Bool) throws(RunError) -> Resolved {
+        let items = SourceItems([])
+        var resolved = try resolveFile(source, prefixWithName: prefixWithName, into: items)
+        resolved.items = Array(items)
+        return resolved
+    }
+
+    /// `resolveFile`, its items appended to `items` as the walk finds them
+    /// (`Resolved.items` stays empty): a folder of a million files is never
+    /// held in memory.
+    func resolveFile(_ source: String, prefixWithName: Bool, into items: SourceItems) throws(RunError) -> Resolved {
         var resolved = Resolved()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {
             throw .missingSource(source)
         }
         if isDirectory.boolValue {
-            let walk = try DirectoryWalker(outputDirectory: outputDirectory).walk(source)
+            let prefix = prefixWithName ? Self.displayName(of: source) + "/" : ""
+            let walk = try DirectoryWalker(outputDirectory: outputDirectory).walk(source) { file in
+                items.append(Self.item(for: file, id: prefix + file.relativePath))
+            }
             resolved.ignored = walk.ignored
             resolved.skippedRuns = walk.skippedRuns
             resolved.specialFiles = walk.specialFiles
-            let prefix = prefixWithName ? Self.displayName(of: source) + "/" : ""
-            resolved.items.reserveCapacity(walk.files.count)
-            for file in walk.files {
-                resolved.items.append(Self.item(for: file, id: prefix + file.relativePath))
-            }
             for path in walk.unreadable {
                 // The folder itself ("") stands for every id of this source.
                 let id = path.relativePath.isEmpty ? String(prefix.dropLast()) : prefix + path.relativePath
@@ -79,11 +87,11 @@ public struct SourceResolver: Sendable {
         } else {
             let name = (source as NSString).lastPathComponent
             guard let status = fileStatus(source) else {
-                resolved.items.append(SourceItem(id: name, source: source, origin: .unreadable(path: source, reason: errnoText())))
+                items.append(SourceItem(id: name, source: source, origin: .unreadable(path: source, reason: errnoText())))
                 return resolved
             }
             let file = FoundFile(relativePath: name, path: source, size: status.size, modified: status.modified)
-            resolved.items.append(Self.item(for: file, id: name))
+            items.append(Self.item(for: file, id: name))
         }
         return resolved
     }
@@ -108,33 +116,14 @@ public struct SourceResolver: Sendable {
     /// assigned: `dup`, `dup`, `dup#2` become `dup`, `dup#3`, `dup#2`, so a
     /// suffix never takes an id the list already has (which would make two
     /// items share an id, and one of them be fetched again on every run).
+    ///
+    /// `SourceFinaliser` does it over a run's spooled items; this form, for
+    /// items in memory, works in the system's temporary folder.
     public static func finalise(_ items: [SourceItem]) -> [SourceItem] {
-        var result = items
-        var taken = Set<String>(minimumCapacity: result.count)
-        var repeated: [Int] = []
-        for index in result.indices where !taken.insert(result[index].id).inserted {
-            repeated.append(index)
+        do {
+            return Array(try SourceFinaliser.finalise(SourceItems(items)).items)
+        } catch {
+            preconditionFailure("\(error)")
         }
-        // The last suffix tried per id: `dup` repeated a thousand times
-        // costs a thousand look-ups, not half a million.
-        var nextSuffix: [String: Int] = [:]
-        for index in repeated {
-            let id = result[index].id
-            var n = nextSuffix[id] ?? 2
-            while taken.contains(id + "#\(n)") { n += 1 }
-            result[index].id = id + "#\(n)"
-            taken.insert(result[index].id)
-            nextSuffix[id] = n + 1
-        }
-        let stems = result.map { item -> String in
-            // List ids keep their dots ("v2.1"), but an id taken from a URL's
-            // last segment ("photo.jpg") loses its image extension.
-            if case .remote = item.origin, !ImageSniffer.isNamedLikeImage(item.id) { return item.id }
-            return OutputNamer.stem(of: item.id)
-        }
-        let extensions = result.map { OutputNamer.fileExtension(of: $0.source) }
-        let names = OutputNamer.assign(stems: stems, extensions: extensions)
-        for index in result.indices { result[index].outputName = names[index] }
-        return result
     }
 }

@@ -59,6 +59,10 @@ public struct EntryMeta: Sendable, Hashable {
 
     public var isEmpty: Bool { bytes.isEmpty }
 
+    /// The packed form and the URL it refers to, for `SourceItemCoding`.
+    var packed: (bytes: [UInt8], url: String?) { (bytes, url) }
+    init(packed bytes: [UInt8], url: String?) { (self.bytes, self.url) = (bytes, url) }
+
     public subscript(key: String) -> JSONValue? { fields[key] }
 
     /// The fields as the list gave them.

@@ -60,7 +60,13 @@ public enum OutputNamer {
 
     /// The extension of a path, lower case, or "".
     static func fileExtension(of path: String) -> String {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
+        // The last non-empty segment, as `split(separator: "/").last`
+        // gives it, without splitting the whole path.
+        var end = path.endIndex
+        while end > path.startIndex, path[path.index(before: end)] == "/" { end = path.index(before: end) }
+        let name = end == path.startIndex
+            ? Substring(path)
+            : path[(path[..<end].lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex)..<end]
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
         return name[name.index(after: dot)...].lowercased()
     }
@@ -77,78 +83,23 @@ public enum OutputNamer {
     /// same place. Whichever comes second gives way: a file takes the usual
     /// suffix (`a_png`); a folder is renamed for all the items below it
     /// (`a.jpg_dir/b`, then `a.jpg_dir_2/b`…).
+    ///
+    /// The work is `NameAssigner`'s, one name at a time, with its sets in a
+    /// scratch database: a run streams its items through it
+    /// (`SourceFinaliser`); this form, for a few names at once, makes its
+    /// database in the system's temporary folder.
     public static func assign(stems: [String], extensions: [String]) -> [String] {
-        /// Lower-cased names given so far; their output files are these
-        /// names with each of `outputExtensions` (not stored: at 100,000
-        /// items that set alone was 50 MB).
-        var used = Set<String>()
-        /// Lower-cased folder paths in use.
-        var folders = Set<String>()
-        /// Sanitised folder path → the folder path assigned to it.
-        var renamedFolders: [String: String] = [:]
-        var names: [String] = []
-        names.reserveCapacity(stems.count)
-
-        func clashes(_ candidate: String) -> Bool {
-            let lower = candidate.lowercased()
-            return used.contains(lower) || outputExtensions.contains { folders.contains(lower + "." + $0) }
+        do {
+            let database = try DiscoveryScratch.database(in: DiscoveryScratch.systemFolder)
+            defer { database.closeAndRemove() }
+            let assigner = try NameAssigner(database, expected: stems.count)
+            var names: [String] = []
+            names.reserveCapacity(stems.count)
+            for (stem, ext) in zip(stems, extensions) { names.append(try assigner.next(stem: stem, extension: ext)) }
+            return names
+        } catch {
+            preconditionFailure("output names: \(error.message)")
         }
-
-        for (stem, ext) in zip(stems, extensions) {
-            let base = placeFolders(of: sanitise(stem), used: used, folders: &folders, renamed: &renamedFolders)
-            var candidate = base
-            if clashes(candidate) {
-                let suffix = sanitiseSegment(ext)
-                if !suffix.isEmpty { candidate = base + "_" + suffix }
-                var n = 2
-                let root = candidate
-                while clashes(candidate) {
-                    candidate = root + "_\(n)"
-                    n += 1
-                }
-            }
-            let lower = candidate.lowercased()
-            used.insert(lower)
-            names.append(candidate)
-        }
-        return names
-    }
-
-    /// Whether `path` (lower-cased) is the output file of a name in `used`:
-    /// such a name followed by one of `outputExtensions`.
-    private static func isOutputFile(_ path: String, of used: Set<String>) -> Bool {
-        outputExtensions.contains { fileExtension in
-            path.hasSuffix("." + fileExtension) && used.contains(String(path.dropLast(fileExtension.count + 1)))
-        }
-    }
-
-    /// `name` with its folders renamed where an earlier item's output file
-    /// has the folder's name; records the folders it uses.
-    private static func placeFolders(
-        of name: String, used: Set<String>, folders: inout Set<String>, renamed: inout [String: String]
-    ) -> String {
-        let segments = name.split(separator: "/").map(String.init)
-        guard segments.count > 1 else { return name }
-        var original = ""
-        var placed = ""
-        for segment in segments.dropLast() {
-            original += (original.isEmpty ? "" : "/") + segment
-            if let earlier = renamed[original] {
-                placed = earlier
-                continue
-            }
-            let wanted = placed + (placed.isEmpty ? "" : "/") + segment
-            var candidate = wanted
-            var n = 1
-            while isOutputFile(candidate.lowercased(), of: used) {
-                candidate = wanted + "_dir" + (n == 1 ? "" : "_\(n)")
-                n += 1
-            }
-            renamed[original] = candidate
-            folders.insert(candidate.lowercased())
-            placed = candidate
-        }
-        return placed + "/" + segments.last!
     }
 }
 

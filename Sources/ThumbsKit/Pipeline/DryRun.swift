@@ -7,7 +7,7 @@ struct DryRun {
     let options: RunOptions
     let console: Console
 
-    func list(_ items: [SourceItem], ignored: Int) -> ThumbsRun.Outcome {
+    func list(_ items: SourceItems, ignored: Int) -> ThumbsRun.Outcome {
         var lines = ""  // written 64 KB at a time: a million lines are never held at once
         let outRoot = options.outputDirectory
         let previous = PreviousRun.load(

@@ -44,7 +44,7 @@ struct ProcessingWindow {
     /// earlier record, if it has one. The journal is flushed as it goes
     /// (`Journal.needsSync`) and once more at the end, on the I/O threads.
     func run(
-        _ items: [SourceItem], previous: PreviousRun, out: OutputDirectory, journal: Journal,
+        _ items: SourceItems, sharedSizes: Set<Int64>, previous: PreviousRun, out: OutputDirectory, journal: Journal,
         fetcher: (any RemoteFetching)?, clock: ContinuousClock.Instant, emit: (ManifestItem) -> Void
     ) async -> Processed {
         let jobs = self.jobs
@@ -60,7 +60,7 @@ struct ProcessingWindow {
             memory: MemoryBudget(capacity: DirectJPEG.memoryBudget * jobs),
             sources: AsyncSemaphore(permits: Self.sourcesInMemory(jobs: jobs)),
             previous: previous, force: options.force, registry: registry,
-            sharedSizes: Self.sharedSizes(items), fetcher: fetcher, interrupt: interrupt,
+            sharedSizes: sharedSizes, fetcher: fetcher, interrupt: interrupt,
             allowUntrusted: options.allowUntrusted
         )
         // Tasks in flight: per decoder, one image decoding, one read and
@@ -152,14 +152,5 @@ struct ProcessingWindow {
     /// per thread measured the same speed on the baseline corpus.
     static func sourcesInMemory(jobs: Int) -> Int {
         jobs + 1
-    }
-
-    /// File sizes that occur more than once among the items.
-    static func sharedSizes(_ items: [SourceItem]) -> Set<Int64> {
-        var seen = Set<Int64>(), shared = Set<Int64>()
-        for item in items {
-            if case .file(_, let size, _) = item.origin, !seen.insert(size).inserted { shared.insert(size) }
-        }
-        return shared
     }
 }

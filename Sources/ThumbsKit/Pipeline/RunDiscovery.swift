@@ -10,8 +10,12 @@ struct RunDiscovery {
 
     /// Items of every source, with fetching for the list sources.
     struct Discovered: Sendable {
-        var items: [SourceItem]
+        /// In a spool file in the scratch folder (`SourceItems`).
+        var items: SourceItems
         var ignored: Int
+        /// File sizes that occur more than once among `items`: an item of
+        /// a size no other has is no duplicate, and skips its hash.
+        var sharedSizes: Set<Int64> = []
         /// Folders and files that could not be read: `--prune` keeps what
         /// lies below them.
         var unreadable = UnreadableSources()
@@ -45,10 +49,17 @@ struct RunDiscovery {
     /// Lists are read first (their downloads start while the folders are
     /// walked), but the items come in the order of the sources on the
     /// command line, lists and folders interleaved (PRODUCT.md: source order).
-    func discover() async throws(RunError) -> Discovered {
+    ///
+    /// The items go to a spool file in `scratchFolder` as they are found
+    /// (a run gives OUT/.thumbs/tmp; a dry run, which writes nothing to
+    /// OUT, the system's temporary folder), and are named there
+    /// (`SourceFinaliser`): memory does not grow with the items. A list's
+    /// entries are still all held until the list is read whole.
+    func discover(scratchFolder: String = DiscoveryScratch.systemFolder) async throws(RunError) -> Discovered {
         let isList = options.sources.map(SourceResolver.isList)
         let lists = zip(options.sources, isList).filter { $0.1 }.map { $0.0 }
         let fileCount = isList.count - lists.count
+        let found = try SourceItems(scratchFolder: scratchFolder)
         var discovered = Discovered(items: [], ignored: 0)
         var listItems: [SourceItem] = []
         var listCounts: [Int] = []
@@ -60,33 +71,28 @@ struct RunDiscovery {
             discovered.downloadCounters = fetched.counters
             discovered.deferredFatal = fetched.refusals
         }
-        if fileCount == 0 {
-            discovered.items = listItems
-        } else {
-            let resolver = SourceResolver(outputDirectory: options.outputDirectory)
-            var listStart = 0
-            var listIndex = 0
-            for (source, isList) in zip(options.sources, isList) {
-                if isList {
-                    let end = listStart + listCounts[listIndex]
-                    discovered.items.append(contentsOf: listItems[listStart..<end])
-                    listStart = end
-                    listIndex += 1
-                    continue
-                }
-                let resolved = try resolver.resolveFile(source, prefixWithName: fileCount > 1)
-                report(resolved)
-                discovered.items.append(contentsOf: resolved.items)
-                discovered.ignored += resolved.ignored
-                discovered.unreadable.add(resolved.unreadable)
+        let resolver = SourceResolver(outputDirectory: options.outputDirectory)
+        var listStart = 0
+        var listIndex = 0
+        for (source, isList) in zip(options.sources, isList) {
+            if isList {
+                let end = listStart + listCounts[listIndex]
+                found.append(contentsOf: listItems[listStart..<end])
+                listStart = end
+                listIndex += 1
+                continue
             }
+            let resolved = try resolver.resolveFile(source, prefixWithName: fileCount > 1, into: found)
+            report(resolved)
+            discovered.ignored += resolved.ignored
+            discovered.unreadable.add(resolved.unreadable)
         }
         listItems = []
-        discovered.items = SourceResolver.finalise(discovered.items)
-        if let shard = options.shard {
-            discovered.shardOrder = ShardOrder.make(discovered.items.lazy.map(\.id), count: shard.count)
-            discovered.items = discovered.items.filter { ShardPartition.contains($0.id, shard: shard) }
-        }
+        try found.finishWriting()
+        let finalised = try SourceFinaliser.finalise(found, shard: options.shard)
+        discovered.items = finalised.items
+        discovered.shardOrder = finalised.shardOrder
+        discovered.sharedSizes = finalised.sharedSizes
         return discovered
     }
 

@@ -75,7 +75,7 @@ public struct ThumbsRun: Sendable {
         // 3 at once, before it walks a folder or asks a server for a list.
         try discovery.checkFileSourcesExist()
         let out = try OutputDirectory(path: options.outputDirectory)
-        var discovered = try await discovery.discover()
+        var discovered = try await discovery.discover(scratchFolder: out.temporaryDirectory)
         var items = discovered.items
         discovered.items = []
         let discoverSeconds = Elapsed.seconds(since: clock)
@@ -95,7 +95,7 @@ public struct ThumbsRun: Sendable {
         defer { results.remove() }
         let window = ProcessingWindow(options: options, log: log, interrupt: interrupt, onItem: onItem)
         log.start(images: items.count, out: out, jobs: window.jobs, resumed: previous.resumed)
-        let processed = await window.run(items, previous: previous, out: out, journal: journal,
+        let processed = await window.run(items, sharedSizes: discovered.sharedSizes, previous: previous, out: out, journal: journal,
                                          fetcher: discovered.fetcher, clock: clock, emit: results.add)
         console.endProgress()
         let processSeconds = Elapsed.seconds(since: clock) - discoverSeconds - loadSeconds

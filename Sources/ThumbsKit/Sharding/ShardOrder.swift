@@ -13,11 +13,15 @@ public enum ShardOrder {
     /// The sequence for `ids`, the run's items in order, split `count` ways.
     public static func make(_ ids: some Sequence<String>, count: Int) -> String {
         var text = ""
-        for id in ids {
-            if !text.isEmpty { text += "," }
-            text += String(ShardPartition.shard(of: id, count: count))
-        }
+        for id in ids { append(id, count: count, to: &text) }
         return text
+    }
+
+    /// Adds the shard of the next item, `id`, to `text`: the sequence made
+    /// as the items stream by (`SourceFinaliser`).
+    static func append(_ id: String, count: Int, to text: inout String) {
+        if !text.isEmpty { text += "," }
+        text += String(ShardPartition.shard(of: id, count: count))
     }
 
     /// The shard indices; nil when the text is not a sequence of indices

@@ -126,4 +126,35 @@ final class BoundedMemoryRunTests: TemporaryFolderTestCase {
             XCTAssertEqual(manifest.item(id)?.status, .unchanged, id)
         }
     }
+
+    /// The previous run's index is made from manifest.json and the journal
+    /// by every run and deleted at its end, never read from an earlier run:
+    /// leftovers of a killed run (a truncated index, a spool cut short) are
+    /// swept, and a manifest changed since the last run is what counts.
+    func testTheIndexIsNeverTrustedAcrossRuns() async throws {
+        let out = root + "/out"
+        _ = try await run(into: out, onDisk: true)
+        let tmp = out + "/.thumbs/tmp"
+        XCTAssertEqual(scratchFiles(out), [], "the index goes with its run")
+
+        // What a `kill -9` would leave: a damaged index and a spool cut short.
+        let manifestBytes = try Data(contentsOf: URL(fileURLWithPath: out + "/manifest.json"))
+        try manifestBytes.prefix(100).write(to: URL(fileURLWithPath: tmp + "/previous-0000.sqlite"))
+        try Data("SQLite format 3\0".utf8).write(to: URL(fileURLWithPath: tmp + "/previous-0001.sqlite"))
+        try Data("12 {\"id\": \"g0.jpg\"".utf8).write(to: URL(fileURLWithPath: tmp + "/run-items-0002.ndjson"))
+        // manifest.json edited since: g3.jpg's record is gone from it, so
+        // the index made from it cannot know g3.jpg.
+        var manifest = try readManifest(out)
+        manifest.items.removeAll { $0.id == "g3.jpg" }
+        try ManifestWriter.encode(manifest).write(to: URL(fileURLWithPath: out + "/manifest.json"))
+
+        let again = try await run(into: out, onDisk: true)
+        XCTAssertEqual(again.statistics?.counts.unchanged, 7)
+        XCTAssertEqual(again.statistics?.counts.ok, 1, "only g3.jpg is made again")
+        let items = try readManifest(out).items
+        XCTAssertEqual(items.first { $0.id == "g3.jpg" }?.status, .ok)
+        XCTAssertEqual(items.count, 9)
+        XCTAssertEqual(scratchFiles(out), [], "a killed run's leftovers are swept")
+    }
 }
+
