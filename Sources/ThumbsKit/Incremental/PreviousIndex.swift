@@ -55,9 +55,6 @@ final class PreviousIndex: @unchecked Sendable {
     private var seen: [UInt64] = []
     private(set) var count = 0
     private(set) var seenCount = 0
-    /// Lines whose record did not decode or named another id: the file
-    /// changed under the run, or is damaged. Such a record is not used.
-    private(set) var unusable = 0
 
     /// An empty index at `path` (`SQLiteDatabase.inMemory` for a dry run),
     /// whatever was there before removed.
@@ -218,20 +215,17 @@ final class PreviousIndex: @unchecked Sendable {
         defer { lock.unlock() }
         guard let (row, place) = locate(id, markSeen: true) else { return nil }
         if case .loaded(let index) = place { return loaded[index] }
-        if let cached = cache[row] { return cached.id == id ? cached : unusableRecord() }
+        if let cached = cache[row] { return cached.id == id ? cached : nil }
         fillCache(from: row)
-        guard let record = cache[row] ?? readOne(place), record.id == id else { return unusableRecord() }
+        // A line that does not decode, or names another id (the file changed
+        // under the run, or is damaged), is no record: the item is made again.
+        guard let record = cache[row] ?? readOne(place), record.id == id else { return nil }
         return record
     }
 
     /// Records read ahead, by row: the last batch or two.
     private var cache: [Int: ManifestItem] = [:]
     static let batch = 64
-
-    private func unusableRecord() -> ManifestItem? {
-        unusable += 1
-        return nil
-    }
 
     /// Reads the records of rows `row`… (up to `batch`) into `cache`.
     private func fillCache(from row: Int) {
