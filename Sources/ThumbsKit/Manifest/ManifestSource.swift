@@ -200,7 +200,8 @@ final class ManifestSource {
         return (kept, OrderText(offset: offset, length: length, digest: stream.finish(), inline: nil))
     }
 
-    private static func firstMatch(_ pattern: [UInt8], in bytes: UnsafeRawBufferPointer, before limit: Int) -> Int? {
+    /// Where `pattern` first starts in `bytes[..<limit]`, if it does.
+    static func firstMatch(_ pattern: [UInt8], in bytes: UnsafeRawBufferPointer, before limit: Int) -> Int? {
         guard limit >= pattern.count else { return nil }
         var i = 0
         while i + pattern.count <= limit {

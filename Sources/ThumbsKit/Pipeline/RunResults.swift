@@ -171,71 +171,46 @@ final class RunResults {
         if let failure { throw failure }
         let gatherGroups = !groupsGathered
         groupsGathered = true
-        var problem: RunError?
-        do {
-            let groups = try GroupCursor(index: index, members: members)
-            let lines = ManifestLines(header)
-            let reader = FileLines(fd: spool, from: 0)
-            var spliced = JSONText()
-            try out.writer.write(to: out.manifestPath) { (emit: (UnsafeRawBufferPointer) throws(ItemError) -> Void) throws(ItemError) in
-                do {
-                    try lines.start(emit)
-                    var position = 0
-                    while position < count, let spooledLine = try reader.next() {
-                        defer { position += 1 }
-                        guard let (similarAt, line) = Self.split(spooledLine) else {
-                            throw RunError.fatal("the run's item spool \(spoolPath) is damaged at item \(position + 1)")
-                        }
-                        if position == groups.nextLeader {
-                            guard let (id, _, _) = PreviousIndex.itemID(in: line) else {
-                                throw RunError.fatal("the run's item spool \(spoolPath) is damaged at item \(position + 1)")
-                            }
-                            try groups.leaderMet(id: id)
-                        }
-                        guard position == groups.nextMember else {
-                            try lines.add(encoded: line, emit)
-                            continue
-                        }
-                        guard let similar = try groups.memberMet() else {
-                            try lines.add(encoded: line, emit)
-                            continue
-                        }
-                        spliced.removeAll()
-                        spliced.append(UnsafeRawBufferPointer(rebasing: line[..<similarAt]))
-                        ManifestWriter.write(similar, into: &spliced)
-                        spliced.append(UnsafeRawBufferPointer(rebasing: line[similarAt...]))
-                        try spliced.withBytes { (raw: UnsafeRawBufferPointer) throws(ItemError) in try lines.add(encoded: raw, emit) }
-                        if gatherGroups {
-                            // The report's groups show their first members'
-                            // tiles: a line is decoded only for a tile.
-                            if report.wantsTile(inGroupOf: similar.id) {
-                                var item = try JSONDecoder().decode(ManifestItem.self, from: Data(line))
-                                item.similarTo = similar
-                                report.addToGroup(item)
-                            } else {
-                                report.countInGroup(of: similar.id, hasOutputs: !Self.hasNoOutputs(line))
-                            }
-                        }
+        let reader = FileLines(fd: spool, from: 0)
+        var spliced = JSONText()
+        try ManifestLines.write(header, in: out, failing: "cannot write the manifest", what: "manifest") { lines, emit in
+            let groups = try LookalikeGroupCursor(index: index, members: members)
+            var position = 0
+            while position < count, let spooledLine = try reader.next() {
+                defer { position += 1 }
+                guard let (similarAt, line) = Self.split(spooledLine) else {
+                    throw RunError.fatal("the run's item spool \(spoolPath) is damaged at item \(position + 1)")
+                }
+                if position == groups.nextLeader {
+                    guard let (id, _, _) = PreviousIndex.itemID(in: line) else {
+                        throw RunError.fatal("the run's item spool \(spoolPath) is damaged at item \(position + 1)")
                     }
-                    guard position == count else {
-                        throw RunError.fatal("the run's item spool \(spoolPath) ends after \(position) of \(count) items")
+                    try groups.leaderMet(id: id)
+                }
+                guard position == groups.nextMember, let similar = try groups.memberMet() else {
+                    try lines.add(encoded: line, emit)
+                    continue
+                }
+                spliced.removeAll()
+                spliced.append(UnsafeRawBufferPointer(rebasing: line[..<similarAt]))
+                ManifestWriter.write(similar, into: &spliced)
+                spliced.append(UnsafeRawBufferPointer(rebasing: line[similarAt...]))
+                try spliced.withBytes { (raw: UnsafeRawBufferPointer) throws(ItemError) in try lines.add(encoded: raw, emit) }
+                if gatherGroups {
+                    // The report's groups show their first members'
+                    // tiles: a line is decoded only for a tile.
+                    if report.wantsTile(inGroupOf: similar.id) {
+                        var item = try JSONDecoder().decode(ManifestItem.self, from: Data(line))
+                        item.similarTo = similar
+                        report.addToGroup(item)
+                    } else {
+                        report.countInGroup(of: similar.id, hasOutputs: !Self.hasNoOutputs(line))
                     }
-                    try lines.finish(emit)
-                } catch let error as ItemError {
-                    throw error
-                } catch let error as RunError {
-                    problem = error
-                    throw ItemError.io(error.message)
-                } catch {
-                    problem = .fatal("cannot write the manifest: \(error)")
-                    throw ItemError.io("\(error)")
                 }
             }
-        } catch let error as RunError {
-            throw error
-        } catch {
-            if let problem { throw problem }
-            throw .fatal("cannot write the manifest in \(out.root): \(error)")
+            guard position == count else {
+                throw RunError.fatal("the run's item spool \(spoolPath) ends after \(position) of \(count) items")
+            }
         }
         // A second write (a late signal) starts the representatives anew.
         try? index?.database.execute("DELETE FROM repids")
@@ -259,79 +234,14 @@ final class RunResults {
     /// Whether an item's manifest text records no output (`"outputs": []`,
     /// which no string value can hold: its quotes would be escaped).
     private static func hasNoOutputs(_ line: UnsafeRawBufferPointer) -> Bool {
-        let needle = Array("\"outputs\": []".utf8)
-        guard line.count >= needle.count else { return false }
-        for start in 0...(line.count - needle.count)
-        where line[start] == needle[0] && UnsafeRawBufferPointer(rebasing: line[start..<(start + needle.count)]).elementsEqual(needle) {
-            return true
-        }
-        return false
+        ManifestSource.firstMatch(noOutputs, in: line, before: line.count) != nil
     }
+
+    private static let noOutputs = Array("\"outputs\": []".utf8)
 
     /// Ends the report's gathering (after the first `writeManifest`).
     func finishReport() {
         report.finish()
-    }
-}
-
-/// The look-alike groups in position order, as the manifest's write pass
-/// meets them: from `RunResults`' arrays, or from the `similar` table of a
-/// run grouped through files (`MergeIndex`).
-private final class GroupCursor {
-    private(set) var nextMember = Int.max
-    private(set) var nextLeader = Int.max
-    private let index: MergeIndex?
-    private var memberStatement, leaderStatement: SQLiteStatement?
-    private let members: [(position: Int, representative: Int, distance: Int)]
-    private var memberAt = 0
-    private var leaders: [Int] = []
-    private var leaderAt = 0
-    private var leaderIDs: [Int: String] = [:]
-
-    init(index: MergeIndex?, members: [(position: Int, representative: Int, distance: Int)]) throws {
-        self.index = index
-        self.members = members
-        if let index {
-            let db = index.database
-            let memberStatement = try db.prepare("SELECT pos, rep, distance FROM similar ORDER BY pos")
-            let leaderStatement = try db.prepare("SELECT DISTINCT rep FROM similar ORDER BY rep")
-            nextMember = try memberStatement.step() ? memberStatement.int(0) : Int.max
-            nextLeader = try leaderStatement.step() ? leaderStatement.int(0) : Int.max
-            self.memberStatement = memberStatement
-            self.leaderStatement = leaderStatement
-        } else {
-            leaders = Array(Set(members.map(\.representative))).sorted()
-            nextMember = members.first?.position ?? Int.max
-            nextLeader = leaders.first ?? Int.max
-        }
-    }
-
-    /// The item at `nextLeader` is `id`.
-    func leaderMet(id: String) throws {
-        if let index, let leaderStatement {
-            try index.addRepresentative(position: nextLeader, id: id)
-            nextLeader = try leaderStatement.step() ? leaderStatement.int(0) : Int.max
-        } else {
-            leaderIDs[nextLeader] = id
-            leaderAt += 1
-            nextLeader = leaderAt < leaders.count ? leaders[leaderAt] : Int.max
-        }
-    }
-
-    /// The `similarTo` of the item at `nextMember`.
-    func memberMet() throws -> SimilarReference? {
-        var reference: SimilarReference?
-        if let index, let memberStatement {
-            let representative = memberStatement.int(1), distance = memberStatement.int(2)
-            reference = try index.representativeID(position: representative).map { SimilarReference(id: $0, distance: distance) }
-            nextMember = try memberStatement.step() ? memberStatement.int(0) : Int.max
-        } else {
-            let member = members[memberAt]
-            reference = leaderIDs[member.representative].map { SimilarReference(id: $0, distance: member.distance) }
-            memberAt += 1
-            nextMember = memberAt < members.count ? members[memberAt].position : Int.max
-        }
-        return reference
     }
 }
 

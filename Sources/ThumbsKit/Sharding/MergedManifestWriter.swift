@@ -20,65 +20,31 @@ enum MergedManifestWriter {
         let shards = checked.shards
         var accumulator = StatisticsAccumulator(countLookalikes: false)
         let report = ReportGatherer(spool: try ReportSpool(file: out.temporaryDirectory + "/report-failures-\(UUID().uuidString).tmp"))
-        var failure: RunError?
-        do {
-            let stream = try MergedStream<ManifestItem>(shards, useOrder: checked.useOrder)
-            let db = index.database
-            let members = try db.prepare("SELECT pos, rep, distance FROM similar ORDER BY pos")
-            let leaders = try db.prepare("SELECT DISTINCT rep FROM similar ORDER BY rep")
-            var nextMember = try members.step() ? members.int(0) : Int.max
-            var nextLeader = try leaders.step() ? leaders.int(0) : Int.max
-            let lines = ManifestLines(header)
-            try out.writer.write(to: out.manifestPath) { (emit: (UnsafeRawBufferPointer) throws(ItemError) -> Void) throws(ItemError) in
-                do {
-                    try lines.start(emit)
-                    while let (original, k) = try stream.next() {
-                        let position = stream.position - 1
-                        var item = original
-                        if let outRoot {
-                            let root = shards[k].root
-                            for j in item.outputs.indices {
-                                item.outputs[j].path = RelativePath.relative(from: outRoot, to: root + "/" + item.outputs[j].path)
-                            }
-                        }
-                        // Identical bytes across shards: the first `ok` leads.
-                        if item.status == .ok || item.status == .duplicate, let sha = item.sha256,
-                           let leader = try index.leader(sha: sha), leader != item.id {
-                            item.status = .duplicate
-                            item.duplicateOf = leader
-                        }
-                        item.similarTo = nil
-                        if position == nextLeader {
-                            try index.addRepresentative(position: position, id: item.id)
-                            nextLeader = try leaders.step() ? leaders.int(0) : Int.max
-                        }
-                        if position == nextMember {
-                            let representative = members.int(1), distance = members.int(2)
-                            if let id = try index.representativeID(position: representative) {
-                                item.similarTo = SimilarReference(id: id, distance: distance)
-                            }
-                            nextMember = try members.step() ? members.int(0) : Int.max
-                        }
-                        accumulator.add(item)
-                        report.add(item)
-                        try lines.add(item, emit)
+        let stream = try MergedStream<ManifestItem>(shards, useOrder: checked.useOrder)
+        try ManifestLines.write(header, in: out, failing: "cannot merge the shards", what: "merged manifest") { lines, emit in
+            let groups = try LookalikeGroupCursor(index: index)
+            while let (original, k) = try stream.next() {
+                let position = stream.position - 1
+                var item = original
+                if let outRoot {
+                    let root = shards[k].root
+                    for j in item.outputs.indices {
+                        item.outputs[j].path = RelativePath.relative(from: outRoot, to: root + "/" + item.outputs[j].path)
                     }
-                    try lines.finish(emit)
-                } catch let error as ItemError {
-                    throw error
-                } catch let error as RunError {
-                    failure = error
-                    throw ItemError.io(error.message)
-                } catch {
-                    failure = .fatal("cannot merge the shards: \(error)")
-                    throw ItemError.io("\(error)")
                 }
+                // Identical bytes across shards: the first `ok` leads.
+                if item.status == .ok || item.status == .duplicate, let sha = item.sha256,
+                   let leader = try index.leader(sha: sha), leader != item.id {
+                    item.status = .duplicate
+                    item.duplicateOf = leader
+                }
+                item.similarTo = nil
+                if position == groups.nextLeader { try groups.leaderMet(id: item.id) }
+                if position == groups.nextMember { item.similarTo = try groups.memberMet() }
+                accumulator.add(item)
+                report.add(item)
+                try lines.add(item, emit)
             }
-        } catch let error as RunError {
-            throw error
-        } catch {
-            if let failure { throw failure }
-            throw .fatal("cannot write the merged manifest in \(out.root): \(error)")
         }
         report.finish()
         return Written(statistics: accumulator.finish(run: header.run, similar: similar), report: report)
@@ -88,6 +54,38 @@ enum MergedManifestWriter {
 /// `ManifestWriter`'s layout, one item at a time: the header as it writes
 /// it (everything up to `"items": [`), then each item on its own line.
 final class ManifestLines {
+    /// Writes OUT/manifest.json (`AtomicFile`): `header`, the items `body`
+    /// adds, and the end. A `RunError` thrown by `body` is the one thrown
+    /// here; any other failure says `failing` (reading) or `what` (writing).
+    static func write(
+        _ header: Manifest, in out: OutputDirectory, failing: String, what: String,
+        _ body: (ManifestLines, (UnsafeRawBufferPointer) throws(ItemError) -> Void) throws -> Void
+    ) throws(RunError) {
+        let lines = ManifestLines(header)
+        var failure: RunError?
+        do {
+            try out.writer.write(to: out.manifestPath) { (emit: (UnsafeRawBufferPointer) throws(ItemError) -> Void) throws(ItemError) in
+                do {
+                    try lines.start(emit)
+                    // `body` and `emit` are both non-escaping; neither is kept.
+                    try withoutActuallyEscaping(emit) { emit in try body(lines, emit) }
+                    try lines.finish(emit)
+                } catch let error as ItemError {
+                    throw error
+                } catch let error as RunError {
+                    failure = error
+                    throw ItemError.io(error.message)
+                } catch {
+                    failure = .fatal("\(failing): \(error)")
+                    throw ItemError.io("\(error)")
+                }
+            }
+        } catch {
+            if let failure { throw failure }
+            throw .fatal("cannot write the \(what) in \(out.root): \(error)")
+        }
+    }
+
     private let head: [UInt8]
     private var out = JSONText()
     private var written = 0
