@@ -170,17 +170,6 @@ public final class OutputDirectory: Sendable {
             throw .fatal(error.message)
         }
     }
-
-    /// Writes a manifest atomically, streamed in chunks.
-    public func writeManifest(_ manifest: Manifest) throws(RunError) {
-        do {
-            try writer.write(to: manifestPath) { emit throws(ItemError) in
-                try ManifestWriter.write(manifest, emit: emit)
-            }
-        } catch {
-            throw .fatal(error.message)
-        }
-    }
 }
 
 /// `mkdir -p`, returning what went wrong in words (nil on success).

@@ -172,12 +172,11 @@ public struct ThumbsRun: Sendable {
     }
 
     /// manifest.json from the run's spooled lines (`RunResults`), then
-    /// stats.json and the report, which reads the manifest back for its
-    /// tiles, as a merge's does.
+    /// stats.json and the report (`ResultWriter`, as a merge writes them).
     private func writeResults(_ header: Manifest, _ statistics: Statistics, results: RunResults, out: OutputDirectory,
                               first: Bool) throws(RunError) {
         try results.writeManifest(header)
         if first { results.finishReport() }
-        try ResultWriter(out: out, writeReport: options.writeReport).writeMerged(header, statistics, report: results.report)
+        try ResultWriter(out: out, writeReport: options.writeReport).write(header, statistics, report: results.report)
     }
 }

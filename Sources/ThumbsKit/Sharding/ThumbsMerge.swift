@@ -94,7 +94,7 @@ public struct ThumbsMerge: Sendable {
                                                      referencedFrom: copy ? nil : out.root, out: out)
         let statistics = written.statistics
         index.remove()
-        try ResultWriter(out: out, writeReport: writeReport).writeMerged(header, statistics, report: written.report)
+        try ResultWriter(out: out, writeReport: writeReport).write(header, statistics, report: written.report, what: "merged ")
         summarise(statistics, shardCount: shards.count, sizes: sizes, out: out, copied: copied)
         return Outcome(header: header, statistics: statistics, shardCount: shards.count, copiedFiles: copied)
     }
