@@ -90,6 +90,9 @@ final class PreviousRun: Sendable {
     /// Records of the last run (manifest and journal): `--max-prune`'s whole.
     var count: Int { index?.count ?? 0 }
 
+    /// No record at all (a first run, `--force`): nothing to look up.
+    var isEmpty: Bool { count == 0 }
+
     /// The earlier record of `id`, read from its file; marks the id seen
     /// (`unseen`). Blocking: call it on an I/O thread.
     func record(for id: String) -> ManifestItem? {

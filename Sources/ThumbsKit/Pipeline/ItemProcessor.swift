@@ -59,7 +59,7 @@ struct ItemProcessor: Sendable {
         case .unreadable(let path, let reason):
             // Still one of this run's items: its earlier record is not gone.
             let previous = self.previous
-            _ = try? await io.run { previous.markSeen(item.id) }
+            if !previous.isEmpty { _ = try? await io.run { previous.markSeen(item.id) } }
             return failed(item, ItemError.io("\(path): \(reason)"))
         case .file(let path, let size, let modified):
             if !force, let record = await unchanged(item) { return record }
@@ -74,7 +74,7 @@ struct ItemProcessor: Sendable {
         case .remote:
             guard let fetcher else { return failed(item, .download("photo lists are not available")) }
             let previous = self.previous
-            let previousRecord = force ? nil : (try? await io.run { previous.record(for: item.id) }) ?? nil
+            let previousRecord = force || previous.isEmpty ? nil : (try? await io.run { previous.record(for: item.id) }) ?? nil
             let fetched = await fetcher.fetch(item, previous: previous.settingsMatch ? previousRecord : nil)
             guard case .notModified(let download) = fetched else { return await finishRemote(item, fetched) }
             if let previousRecord, previousRecord.status != .failed, await outputsIntact(previousRecord, item: item) {
@@ -123,6 +123,8 @@ struct ItemProcessor: Sendable {
     // MARK: - Unchanged
 
     private func unchanged(_ item: SourceItem) async -> ManifestItem? {
+        // A first run has nothing to look up: no hop to the I/O threads.
+        guard !previous.isEmpty else { return nil }
         let out = self.out, previous = self.previous, settings = self.settings
         let record = try? await io.run {
             previous.unchangedRecord(for: item, expectedPaths: { Self.expectedPaths($0, item: item, settings: settings) }, out: out)
