@@ -175,6 +175,10 @@ public struct ManifestItem: Sendable, Codable, Equatable {
     /// written to the manifest: the run's counters carry the totals
     /// (`RunCounters.decoders`), and the `item` log event this one.
     public var decoder: DecodePath?
+    /// For a duplicate made in this run: the source position of the item
+    /// whose outcome it copied (its leader). Not written: the run relabels
+    /// by it, in source order (`SourceOrderLeaders`).
+    var leaderPosition: Int?
 
     private enum CodingKeys: String, CodingKey {
         case id, source, status, sha256, bytes, format, width, height, orientation, outputs, duplicateOf

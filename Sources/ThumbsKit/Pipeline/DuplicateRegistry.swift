@@ -11,6 +11,8 @@ import Foundation
 actor DuplicateRegistry {
     struct Outcome: Sendable {
         var leaderID: String
+        /// The leader's position in source order (`SourceOrderLeaders`).
+        var leaderPosition = 0
         var info: SourceImageInfo?
         /// The path that decoded the leader (nil when it failed).
         var decoder: DecodePath?
@@ -142,6 +144,7 @@ final class FinishedOutcomes {
 /// `DuplicateRegistry.Outcome` as JSON.
 private struct StoredOutcome: Codable {
     var leaderID: String
+    var leaderPosition: Int?
     var format: String?
     var width, height, orientation: Int?
     var decoder: DecodePath?
@@ -155,6 +158,7 @@ private struct StoredOutcome: Codable {
 
     init(_ outcome: DuplicateRegistry.Outcome) {
         leaderID = outcome.leaderID
+        leaderPosition = outcome.leaderPosition
         format = outcome.info?.format
         width = outcome.info?.width
         height = outcome.info?.height
@@ -177,7 +181,9 @@ private struct StoredOutcome: Codable {
         }
         let signature = signed ? ImageSignature(placeholder: placeholder, color: color, phash: phash) : nil
         let error = errorCode.map { ItemError($0, errorMessage ?? "") }
-        return DuplicateRegistry.Outcome(leaderID: leaderID, info: info, decoder: decoder, signature: signature,
-                                         outputs: outputs, error: error, video: video)
+        var outcome = DuplicateRegistry.Outcome(leaderID: leaderID, info: info, decoder: decoder, signature: signature,
+                                                outputs: outputs, error: error, video: video)
+        outcome.leaderPosition = leaderPosition ?? 0
+        return outcome
     }
 }

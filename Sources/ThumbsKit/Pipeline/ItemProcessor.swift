@@ -47,14 +47,16 @@ struct ItemProcessor: Sendable {
     /// Bytes of large sources held in memory at once (`SourceLimits`).
     let sourceMemory = MemoryBudget(capacity: SourceLimits.largestForThisMachine)
 
-    func process(_ item: SourceItem) async -> ManifestItem {
+    /// `position`: the item's place in source order, which a duplicate's
+    /// record keeps of its leader (`ManifestItem.leaderPosition`).
+    func process(_ item: SourceItem, position: Int = 0) async -> ManifestItem {
         let clock = ContinuousClock.now
-        var record = await processTimed(item)
+        var record = await processTimed(item, position: position)
         record.ms = Elapsed.milliseconds(since: clock)
         return record
     }
 
-    private func processTimed(_ item: SourceItem) async -> ManifestItem {
+    private func processTimed(_ item: SourceItem, position: Int) async -> ManifestItem {
         switch item.origin {
         case .unreadable(let path, let reason):
             // Still one of this run's items: its earlier record is not gone.
@@ -65,7 +67,7 @@ struct ItemProcessor: Sendable {
             if !force, let record = await unchanged(item) { return record }
             return await sources.withPermit {
                 await withSource(item, path: path) { bytes in
-                    var record = await decodeOnce(item, bytes: bytes)
+                    var record = await decodeOnce(item, bytes: bytes, position: position)
                     record.bytes = Int64(bytes.count)
                     record.modified = size == Int64(bytes.count) ? modified : fileStatus(path)?.modified
                     return record
@@ -76,7 +78,7 @@ struct ItemProcessor: Sendable {
             let previous = self.previous
             let previousRecord = force || previous.isEmpty ? nil : (try? await io.run { previous.record(for: item.id) }) ?? nil
             let fetched = await fetcher.fetch(item, previous: previous.settingsMatch ? previousRecord : nil)
-            guard case .notModified(let download) = fetched else { return await finishRemote(item, fetched) }
+            guard case .notModified(let download) = fetched else { return await finishRemote(item, position: position, fetched) }
             if let previousRecord, previousRecord.status != .failed, await outputsIntact(previousRecord, item: item) {
                 var record = previousRecord
                 record.status = .unchanged
@@ -86,11 +88,11 @@ struct ItemProcessor: Sendable {
                 return record
             }
             // The server says unchanged but our outputs are gone: fetch again.
-            return await finishRemote(item, await fetcher.fetch(item, previous: nil))
+            return await finishRemote(item, position: position, await fetcher.fetch(item, previous: nil))
         }
     }
 
-    private func finishRemote(_ item: SourceItem, _ fetched: FetchResult) async -> ManifestItem {
+    private func finishRemote(_ item: SourceItem, position: Int, _ fetched: FetchResult) async -> ManifestItem {
         switch fetched {
         case .failed(let error, let download):
             var record = failed(item, error)
@@ -104,7 +106,7 @@ struct ItemProcessor: Sendable {
             defer { try? PathChanges.remove(file) }
             var record = await sources.withPermit {
                 await withSource(item, path: file) { bytes in
-                    var record = await decodeOnce(item, bytes: bytes)
+                    var record = await decodeOnce(item, bytes: bytes, position: position)
                     record.bytes = Int64(bytes.count)
                     return record
                 }
@@ -213,7 +215,7 @@ struct ItemProcessor: Sendable {
 
     // MARK: - Decoding once
 
-    private func decodeOnce(_ item: SourceItem, bytes: SourceBytes) async -> ManifestItem {
+    private func decodeOnce(_ item: SourceItem, bytes: SourceBytes, position: Int) async -> ManifestItem {
         // The digest of every byte, made by the read itself: no hash, no
         // bytes, no item (a failed read failed the item before this).
         let sha = bytes.digest
@@ -222,7 +224,8 @@ struct ItemProcessor: Sendable {
         }
         switch await registry.claim(sha) {
         case .leader:
-            let outcome = await render(item, bytes: bytes)
+            var outcome = await render(item, bytes: bytes)
+            outcome.leaderPosition = position
             await registry.finish(sha, outcome)
             return record(item, sha: sha, outcome: outcome, status: .ok)
         case .follower(let leader):
@@ -247,6 +250,7 @@ struct ItemProcessor: Sendable {
                 var record = record(item, sha: sha, outcome: leader, status: .duplicate)
                 record.outputs = outputs
                 record.duplicateOf = leader.leaderID
+                record.leaderPosition = leader.leaderPosition
                 return record
             } catch {
                 return failed(item, (error as? ItemError) ?? .io("\(error)"))

@@ -71,6 +71,14 @@ struct ProcessingWindow {
         let window = jobs * 4 + (fetcher != nil ? 2 * max(1, options.downloadJobs) : 0)
         // Finished records waiting for an earlier one; nil: abandoned.
         var held: [Int: ManifestItem?] = [:]
+        // Identical sources: the first in source order leads.
+        let leaders = SourceOrderLeaders(folder: out.temporaryDirectory)
+        defer { leaders.remove() }
+        func emitInOrder(_ record: ManifestItem, position: Int) {
+            var record = record
+            leaders.relabel(&record, position: position)
+            emit(record)
+        }
         var nextToEmit = 0
         var processed = Processed()
         var done = 0, failed = 0
@@ -84,7 +92,7 @@ struct ProcessingWindow {
                 while next < items.count, inFlight < window, held.count < Self.heldRecords,
                       first || (!interrupt.isRaised && journal.failure == nil) {
                     let index = next, item = items[index]
-                    group.addTask { (index, await processor.process(item)) }
+                    group.addTask { (index, await processor.process(item, position: index)) }
                     next += 1
                     inFlight += 1
                 }
@@ -111,7 +119,7 @@ struct ProcessingWindow {
                 }
                 while let ready = held.removeValue(forKey: nextToEmit) {
                     if let ready {
-                        emit(ready)
+                        emitInOrder(ready, position: nextToEmit)
                     } else {
                         processed.unreached += 1
                         if let earlier = await Self.earlierRecord(items[nextToEmit].id, previous: previous, io: io) { emit(earlier) }
@@ -124,7 +132,7 @@ struct ProcessingWindow {
         // What was never started (or abandoned) keeps its earlier record.
         while nextToEmit < items.count {
             if let ready = held.removeValue(forKey: nextToEmit), let ready {
-                emit(ready)
+                emitInOrder(ready, position: nextToEmit)
             } else {
                 processed.unreached += 1
                 if let earlier = await Self.earlierRecord(items[nextToEmit].id, previous: previous, io: io) { emit(earlier) }
