@@ -76,10 +76,12 @@ public enum LookalikeGroups {
 
     /// For each value, the position of the earliest earlier value within
     /// `maxDistance` bits of it, or -1: the first half of `assign`, also run
-    /// by `LookalikeSpill` on each bucket of a merge's hashes.
-    static func earliestMatches(_ values: [UInt64], maxDistance: Int) -> [Int32] {
+    /// by `LookalikeSpill` on each bucket of a merge's hashes. `bits`: the
+    /// low bits the values use (a bucket's values lack the chunk they
+    /// share), which the index's chunks split among them.
+    static func earliestMatches(_ values: [UInt64], maxDistance: Int, bits: Int = 64) -> [Int32] {
         guard values.count > 1 else { return [Int32](repeating: -1, count: values.count) }
-        let index = ChunkIndex(values, maxDistance: maxDistance)
+        let index = ChunkIndex(values, maxDistance: maxDistance, bits: bits)
         // Queries only read the index: spread them over the cores in blocks,
         // each block writing its own slots.
         let earliest = UnsafeMutableBufferPointer<Int32>.allocate(capacity: values.count)
@@ -141,15 +143,20 @@ private struct ChunkIndex: Sendable {
     var memberHashes: [UInt64] = []
     let count: Int
 
-    init(_ values: [UInt64], maxDistance: Int) {
+    /// `bits`: how many low bits of the values are used. Chunks cover only
+    /// those: a chunk over bits every value leaves 0 would be one bucket of
+    /// every value, and a search quadratic in the values (a merge's buckets
+    /// of 10 million hashes lack 9 of their 64 bits).
+    init(_ values: [UInt64], maxDistance: Int, bits: Int = 64) {
         count = values.count
         // The chunk count m trades bucket size (fewer, wider chunks) against
         // probes (⌊D/m⌋ grows as m shrinks). Pick the cheapest by an estimate
         // for evenly spread hashes; chunks stay ≤ 16 bits so that the bucket
         // tables are plain arrays.
         let n = Double(values.count)
+        let used = max(4, min(64, bits))
         func plan(_ m: Int) -> (cost: Double, widths: [Int], radius: Int) {
-            let widths = (0..<m).map { 64 / m + ($0 < 64 % m ? 1 : 0) }
+            let widths = (0..<m).map { used / m + ($0 < used % m ? 1 : 0) }
             let radius = maxDistance / m
             let cost = widths.reduce(0.0) { total, bits in
                 // A bucket lookup is a jump in memory; a comparison, a step

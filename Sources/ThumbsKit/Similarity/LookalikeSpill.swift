@@ -6,7 +6,8 @@ import Foundation
 /// merge's index instead of arrays of every hash.
 ///
 /// The merge's first pass writes (position, hash) to a file under
-/// `OUT/.thumbs/`. Then, by pigeonhole, two hashes within D bits agree
+/// `OUT/.thumbs/`. Copies of a hash are set aside first (`setCopiesAside`):
+/// only distinct hashes are searched. Then, by pigeonhole, two hashes within D bits agree
 /// exactly on at least one of D + 1 chunks of their 64 bits. For each chunk,
 /// the hashes are spread over partition files by the chunk's value, each
 /// partition is read alone (about `partitionRecords` hashes), and every
@@ -66,7 +67,18 @@ final class LookalikeSpill {
     func group(distance: Int, index: MergeIndex) throws(RunError) -> LookalikeGroups.Summary {
         try flush()
         guard distance > 0, count > 1 else { return LookalikeGroups.Summary() }
+        var distinctPath: String?
+        defer { if let distinctPath { try? PathChanges.remove(distinctPath) } }
         do {
+            // The hashes searched: every one, or (past a partition) each
+            // distinct hash once, at its first position.
+            var source = (fd: fd, records: count)
+            if count > partitionRecords {
+                let path = folder + "/" + name + "-distinct.bin"
+                distinctPath = path
+                source = try setCopiesAside(into: index, distinctPath: path)
+            }
+            defer { if source.fd != fd { try? FileDescriptor.close(source.fd) } }
             let chunks = distance + 1
             var shift = 0
             let upsert = try index.database.prepare("""
@@ -75,7 +87,7 @@ final class LookalikeSpill {
                 """)
             for c in 0..<chunks {
                 let bits = 64 / chunks + (c < 64 % chunks ? 1 : 0)
-                try searchChunk(shift: shift, bits: bits, distance: distance, upsert: upsert)
+                try searchChunk(source, shift: shift, bits: bits, distance: distance, upsert: upsert)
                 shift += bits
             }
             return try followChains(index)
@@ -86,14 +98,86 @@ final class LookalikeSpill {
         }
     }
 
+    /// Sets copies aside: an item whose hash an earlier item has (copies of
+    /// one photo share their pHash; a bench corpus is a million of them)
+    /// matches what that first copy matches, or the first copy itself when
+    /// nothing earlier is near, and `followChains` resolves either to the
+    /// same group. So each copy goes straight into `earliest` with its first
+    /// copy as candidate, and only the distinct hashes, each at its first
+    /// position, are written to `distinctPath` for the search.
+    ///
+    /// Without this, identical hashes share every chunk value: all of them
+    /// land in one partition and one bucket, which are then as large as the
+    /// copies are many (+50 MB at a million, and growing). Here the hashes
+    /// are spread over files by a mix of all their bits, and each file is
+    /// read with a table of its distinct hashes only.
+    private func setCopiesAside(into index: MergeIndex, distinctPath: String) throws -> (fd: Int32, records: Int) {
+        let partitions = 2 * count / partitionRecords + 1
+        let paths = (0..<partitions).map { folder + "/" + name + "-copies-\($0).bin" }
+        var descriptors: [Int32] = []
+        defer {
+            for fd in descriptors { try? FileDescriptor.close(fd) }
+            for path in paths { try? PathChanges.remove(path) }
+        }
+        for path in paths {
+            descriptors.append(try FileDescriptor.open(path, .readWrite, [.create, .truncate], permissions: 0o600))
+        }
+        var outgoing = [[UInt64]](repeating: [], count: partitions)
+        func send(_ records: inout [UInt64], to fd: Int32, _ path: String) throws {
+            let failure = records.withUnsafeBytes { writeAll(fd, $0) }
+            if failure != 0 { throw RunError.fatal("cannot write \(path): \(errnoText(failure))") }
+            records.removeAll(keepingCapacity: true)
+        }
+        // Positions stay in order within each file.
+        try readRecords(fd, count: count) { position, hash in
+            let p = Int(((hash &* 0x9E37_79B9_7F4A_7C15) >> 32) % UInt64(partitions))
+            outgoing[p].append(position)
+            outgoing[p].append(hash)
+            if outgoing[p].count >= 8192 { try send(&outgoing[p], to: descriptors[p], paths[p]) }
+        }
+        for p in 0..<partitions where !outgoing[p].isEmpty { try send(&outgoing[p], to: descriptors[p], paths[p]) }
+        outgoing = []
+        let distinct = try FileDescriptor.open(distinctPath, .readWrite, [.create, .truncate], permissions: 0o600)
+        var distinctCount = 0
+        do {
+            let insert = try index.database.prepare("INSERT INTO earliest VALUES (?, ?, ?, ?)")
+            var kept: [UInt64] = []
+            kept.reserveCapacity(1 << 14)
+            for p in 0..<partitions {
+                let records = Int((FileDescriptor.seekToEnd(descriptors[p]) ?? 0) / 16)
+                var first: [UInt64: UInt64] = [:]
+                try readRecords(descriptors[p], count: records) { position, hash in
+                    if let earlier = first[hash] {
+                        insert.bind(1, Int64(bitPattern: position))
+                        insert.bind(2, Int64(bitPattern: hash))
+                        insert.bind(3, Int64(bitPattern: earlier))
+                        insert.bind(4, Int64(bitPattern: hash))
+                        try insert.run()
+                        return
+                    }
+                    first[hash] = position
+                    kept.append(position)
+                    kept.append(hash)
+                    distinctCount += 1
+                    if kept.count >= 1 << 14 { try send(&kept, to: distinct, distinctPath) }
+                }
+                if !kept.isEmpty { try send(&kept, to: distinct, distinctPath) }
+            }
+        } catch {
+            try? FileDescriptor.close(distinct)
+            throw error
+        }
+        return (distinct, distinctCount)
+    }
+
     /// One chunk: partition by its value, then search each bucket.
-    private func searchChunk(shift: Int, bits: Int, distance: Int, upsert: SQLiteStatement) throws {
+    private func searchChunk(_ source: (fd: Int32, records: Int), shift: Int, bits: Int, distance: Int, upsert: SQLiteStatement) throws {
         var partitionBits = 0
-        while partitionBits < bits, count >> partitionBits > partitionRecords { partitionBits += 1 }
+        while partitionBits < bits, source.records >> partitionBits > partitionRecords { partitionBits += 1 }
         let partitions = 1 << partitionBits
         let mask = bits == 64 ? UInt64.max : (UInt64(1) << UInt64(bits)) - 1
         func value(_ hash: UInt64) -> UInt64 { (hash >> UInt64(shift)) & mask }
-        // Spread (position, hash) over the partition files, in position order.
+        // Spread (position, hash) over the partition files.
         let partitionPaths = (0..<partitions).map { folder + "/" + name + "-part-\($0).bin" }
         var descriptors: [Int32] = []
         defer {
@@ -109,7 +193,7 @@ final class LookalikeSpill {
             if failure != 0 { throw RunError.fatal("cannot write \(partitionPaths[p]): \(errnoText(failure))") }
             outgoing[p].removeAll(keepingCapacity: true)
         }
-        try readRecords(fd, count: count) { position, hash in
+        try readRecords(source.fd, count: source.records) { position, hash in
             let p = Int(value(hash) >> UInt64(bits - partitionBits))
             outgoing[p].append(position)
             outgoing[p].append(hash)
@@ -128,10 +212,11 @@ final class LookalikeSpill {
                 positions.append(position)
                 hashes.append(hash)
             }
-            // Buckets: equal chunk values, each in position order.
+            // Buckets: equal chunk values, each in position order (the
+            // distinct hashes are not in position order in their file).
             let order = (0..<records).sorted { a, b in
                 let va = value(hashes[a]), vb = value(hashes[b])
-                return va != vb ? va < vb : a < b
+                return va != vb ? va < vb : positions[a] < positions[b]
             }
             var start = 0
             while start < order.count {
@@ -145,7 +230,7 @@ final class LookalikeSpill {
                         let h = hashes[i]
                         return (h & low) | ((h >> UInt64(shift + bits)) << UInt64(shift))
                     }
-                    let earliest = Self.earliest(values, distance: distance)
+                    let earliest = Self.earliest(values, distance: distance, bits: 64 - bits)
                     for (k, j) in earliest.enumerated() where j >= 0 {
                         let i = members[members.startIndex + k], m = members[members.startIndex + Int(j)]
                         upsert.bind(1, Int64(bitPattern: positions[i]))
@@ -162,9 +247,10 @@ final class LookalikeSpill {
 
     /// The earliest earlier value within `distance` bits of each, or -1:
     /// pair by pair for a small bucket, multi-index hashing for a large one.
-    static func earliest(_ values: [UInt64], distance: Int) -> [Int32] {
-        if values.count > 256, let result = earliestAmongCopies(values, distance: distance) { return result }
-        return earliestOfDistinct(values, distance: distance)
+    /// `bits`: the low bits the values use (`LookalikeGroups.earliestMatches`).
+    static func earliest(_ values: [UInt64], distance: Int, bits: Int = 64) -> [Int32] {
+        if values.count > 256, let result = earliestAmongCopies(values, distance: distance, bits: bits) { return result }
+        return earliestOfDistinct(values, distance: distance, bits: bits)
     }
 
     /// `earliest` for a bucket in which many hashes are the very same (copies
@@ -173,7 +259,7 @@ final class LookalikeSpill {
     /// first position. A value's earliest match is the earliest match of its
     /// first copy, or that first copy itself. Nil when most values differ
     /// (the search over all of them costs no more).
-    static func earliestAmongCopies(_ values: [UInt64], distance: Int) -> [Int32]? {
+    static func earliestAmongCopies(_ values: [UInt64], distance: Int, bits: Int = 64) -> [Int32]? {
         let sorted = values.indices.sorted { values[$0] != values[$1] ? values[$0] < values[$1] : $0 < $1 }
         // Each position's distinct value, numbered in order of first position.
         var firstPosition: [Int32] = []
@@ -195,7 +281,7 @@ final class LookalikeSpill {
             firstPosition.append(first.position)
             for k in first.run { group[sorted[k]] = Int32(d) }
         }
-        let matches = earliestOfDistinct(distinct, distance: distance)
+        let matches = earliestOfDistinct(distinct, distance: distance, bits: bits)
         return values.indices.map { i in
             let d = Int(group[i])
             if matches[d] >= 0 { return firstPosition[Int(matches[d])] }
@@ -203,7 +289,7 @@ final class LookalikeSpill {
         }
     }
 
-    private static func earliestOfDistinct(_ values: [UInt64], distance: Int) -> [Int32] {
+    private static func earliestOfDistinct(_ values: [UInt64], distance: Int, bits: Int) -> [Int32] {
         guard values.count > 256 else {
             var result = [Int32](repeating: -1, count: values.count)
             for i in 1..<max(1, values.count) {
@@ -214,7 +300,7 @@ final class LookalikeSpill {
             }
             return result
         }
-        return LookalikeGroups.earliestMatches(values, maxDistance: distance)
+        return LookalikeGroups.earliestMatches(values, maxDistance: distance, bits: bits)
     }
 
     /// Reads `count` (position, hash) records from the start of `fd`.

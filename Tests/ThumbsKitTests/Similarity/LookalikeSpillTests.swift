@@ -62,6 +62,42 @@ final class LookalikeSpillTests: TemporaryFolderTestCase {
         XCTAssertEqual(found, expected)
     }
 
+    /// Copies (many items, few distinct hashes, near ones among them) set
+    /// aside before the search when the spill is larger than a partition,
+    /// against the rule itself, pair by pair: an item joins the group of the
+    /// earliest earlier item within D bits.
+    func testCopiesSetAsideGroupAsTheRuleSays() throws {
+        var rng = LookalikeGroupsTests.SplitMix(state: 11)
+        let originals = (0..<40).map { _ in rng.next() }
+        var hashes: [UInt64?] = []
+        for i in 0..<2500 {
+            switch i % 5 {
+            case 0, 1, 2: hashes.append(originals[Int(rng.next() % 40)])
+            case 3:
+                var h = originals[Int(rng.next() % 40)]
+                for _ in 0..<Int(rng.next() % 5) { h ^= 1 << (rng.next() % 64) }
+                hashes.append(h)
+            default: hashes.append(i % 10 == 4 ? nil : rng.next())
+            }
+        }
+        let distance = 4
+        var expected = [LookalikeGroups.Match?](repeating: nil, count: hashes.count)
+        var representative = Array(hashes.indices)
+        for i in hashes.indices {
+            guard let h = hashes[i] else { continue }
+            guard let j = (0..<i).first(where: { hashes[$0].map { ($0 ^ h).nonzeroBitCount <= distance } ?? false }) else { continue }
+            representative[i] = representative[j]
+            expected[i] = LookalikeGroups.Match(representative: representative[j], distance: (hashes[representative[j]]! ^ h).nonzeroBitCount)
+        }
+        XCTAssertGreaterThan(expected.compactMap { $0 }.count, 1500)
+        for partitionRecords in [64, 1 << 19] {
+            let (found, _) = try spillGroups(hashes, distance: distance, partitionRecords: partitionRecords)
+            XCTAssertEqual(found, expected, "partitions of \(partitionRecords)")
+        }
+        // The search's scratch files are gone.
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root + "/state-\(distance)-64").filter { $0.hasSuffix(".bin") }, [])
+    }
+
     func testZeroOrOneHashGroupsNothing() throws {
         let (none, summary) = try spillGroups([42, 42, 43], distance: 0, partitionRecords: 256)
         XCTAssertEqual(none, [nil, nil, nil])
