@@ -15,6 +15,9 @@ final class LookalikeGroupCursor {
     private var leaders: [Int] = []
     private var leaderAt = 0
     private var leaderIDs: [Int: String] = [:]
+    /// The last representative looked up in the index: members of one
+    /// group often follow each other (bursts, copies), one lookup for all.
+    private var lastRepresentative: (position: Int, id: String?) = (-1, nil)
 
     init(index: MergeIndex?, members: [(position: Int, representative: Int, distance: Int)] = []) throws {
         self.index = index
@@ -51,7 +54,10 @@ final class LookalikeGroupCursor {
         var reference: SimilarReference?
         if let index, let memberStatement {
             let representative = memberStatement.int(1), distance = memberStatement.int(2)
-            reference = try index.representativeID(position: representative).map { SimilarReference(id: $0, distance: distance) }
+            if lastRepresentative.position != representative {
+                lastRepresentative = (representative, try index.representativeID(position: representative))
+            }
+            reference = lastRepresentative.id.map { SimilarReference(id: $0, distance: distance) }
             nextMember = try memberStatement.step() ? memberStatement.int(0) : Int.max
         } else {
             let member = members[memberAt]
