@@ -140,9 +140,9 @@ struct ItemProcessor: Sendable {
 
     private func outputsIntact(_ record: ManifestItem, item: SourceItem) async -> Bool {
         guard Self.expectedPaths(record, item: item, settings: settings) != nil else { return false }
-        let out = self.out
+        let out = self.out, settled = previous.outputsSettled
         return (try? await io.run {
-            record.outputs.allSatisfy { RecordedOutput.matches($0, at: out.absolute($0.path)) }
+            record.outputs.allSatisfy { RecordedOutput.matches($0, at: out.absolute($0.path), settled: settled) }
         }) ?? false
     }
 

@@ -15,6 +15,19 @@ struct FileInfo: Sendable, Equatable {
     /// Modification time as the system keeps it, compared exactly.
     var modifiedSeconds: Int
     var modifiedNanoseconds: Int
+    /// Status change time (ctime): set by the system on every write,
+    /// rename, link or attribute change, and by no call a user can make.
+    var changed: Instant
+
+    /// A file time, exactly as the system keeps it.
+    struct Instant: Sendable, Equatable, Comparable {
+        var seconds: Int
+        var nanoseconds: Int
+
+        static func < (a: Instant, b: Instant) -> Bool {
+            (a.seconds, a.nanoseconds) < (b.seconds, b.nanoseconds)
+        }
+    }
 
     /// Modification time, seconds since 1970 (nanosecond precision).
     var modified: Double { Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9 }
@@ -33,6 +46,7 @@ struct FileInfo: Sendable, Equatable {
         size = Int64(info.st_size)
         modifiedSeconds = Int(info.st_mtim.tv_sec)
         modifiedNanoseconds = Int(info.st_mtim.tv_nsec)
+        changed = Instant(seconds: Int(info.st_ctim.tv_sec), nanoseconds: Int(info.st_ctim.tv_nsec))
     }
 
     /// The file at `path`, following links.

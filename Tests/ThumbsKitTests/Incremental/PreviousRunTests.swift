@@ -91,4 +91,39 @@ final class PreviousRunTests: TemporaryFolderTestCase {
         try FileManager.default.removeItem(atPath: out.absolute("256/a.jpg"))
         XCTAssertNil(previous.unchangedRecord(for: file("a.jpg"), expectedPaths: { _ in ["256/a.jpg"] }, out: out), "output deleted")
     }
+
+    /// An output untouched since the manifest was written (its status change
+    /// time is no later) is not read again: a change made before the
+    /// manifest, which no run leaves, goes unseen by design, and shows that
+    /// the file was not hashed. A change made after it is caught by the hash.
+    func testOutputsUntouchedSinceTheManifestAreNotReadAgain() throws {
+        let out = try OutputDirectory(path: root + "/out", synchronise: false)
+        let path = out.absolute("256/a.jpg"), link = out.absolute("256/b.jpg")
+        let bytes = Data("a thumbnail".utf8)
+        try FileManager.default.createDirectory(atPath: out.absolute("256"), withIntermediateDirectories: true)
+        try Data("a thumbnaiL".utf8).write(to: URL(fileURLWithPath: path))
+        // b.jpg's output is a link to other bytes of the same size, also
+        // older than the manifest.
+        try Data("a thumbnaiL".utf8).write(to: URL(fileURLWithPath: root + "/elsewhere.jpg"))
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: root + "/elsewhere.jpg")
+        func output(_ name: String) -> ManifestOutput {
+            ManifestOutput(size: "256", path: "256/\(name)", width: 4, height: 3, bytes: Int64(bytes.count),
+                           format: "jpeg", sha256: SHA256Hex.of(bytes))
+        }
+        usleep(20_000)  // ctime ticks can be coarse: the manifest comes clearly later
+        try writeManifest([Self.item("a.jpg", outputs: [output("a.jpg")]), Self.item("b.jpg", outputs: [output("b.jpg")])])
+        let previous = load()
+        XCTAssertNotNil(previous.outputsSettled)
+        XCTAssertNil(previous.unchangedRecord(for: file("b.jpg"), expectedPaths: { _ in ["256/b.jpg"] }, out: out),
+                     "a link is never trusted by its times: read, and other bytes")
+        XCTAssertEqual(previous.unchangedRecord(for: file("a.jpg"), expectedPaths: { _ in ["256/a.jpg"] }, out: out)?.id, "a.jpg",
+                       "written before the manifest and not touched since: trusted without a read")
+        usleep(20_000)
+        try Data("a thumbnaiX".utf8).write(to: URL(fileURLWithPath: path))
+        XCTAssertNil(previous.unchangedRecord(for: file("a.jpg"), expectedPaths: { _ in ["256/a.jpg"] }, out: out),
+                     "rewritten after the manifest: hashed, and other bytes")
+        try bytes.write(to: URL(fileURLWithPath: path))
+        XCTAssertEqual(previous.unchangedRecord(for: file("a.jpg"), expectedPaths: { _ in ["256/a.jpg"] }, out: out)?.id, "a.jpg",
+                       "rewritten with the recorded bytes: the hash says so")
+    }
 }
