@@ -240,9 +240,30 @@ final class PreviousIndex: @unchecked Sendable {
     private func fillCache(from row: Int) {
         if cache.count > 2 * Self.batch { cache.removeAll(keepingCapacity: true) }
         guard let rows = try? rowsAhead(from: row) else { return }
-        for (r, file, offset, length) in rows {
-            guard file != 2, let fd = file == 0 ? manifest : journal, let line = Self.read(fd, offset: offset, length: length) else { continue }
-            cache[r] = ManifestItemDecoder.decode(line, fallback: decoder)
+        // Rows that lie one after the other in one file are read at once:
+        // one `pread` for a batch of a manifest's lines, not one a line.
+        var k = 0
+        while k < rows.count {
+            let (_, file, start, length) = rows[k]
+            guard file != 2, let fd = file == 0 ? manifest : journal else {
+                k += 1
+                continue
+            }
+            var end = k + 1, spanEnd = start + length
+            while end < rows.count, rows[end].1 == file, rows[end].2 >= spanEnd, rows[end].2 - spanEnd <= 64,
+                  rows[end].2 + rows[end].3 - start <= 1 << 20 {
+                spanEnd = rows[end].2 + rows[end].3
+                end += 1
+            }
+            if let span = Self.read(fd, offset: start, length: spanEnd - start) {
+                span.withUnsafeBytes { raw in
+                    for (r, _, offset, length) in rows[k..<end] {
+                        let line = UnsafeRawBufferPointer(rebasing: raw[(offset - start)..<(offset - start + length)])
+                        cache[r] = ManifestItemDecoder.decode(line) ?? (try? decoder.decode(ManifestItem.self, from: Data(line)))
+                    }
+                }
+            }
+            k = end
         }
     }
 
