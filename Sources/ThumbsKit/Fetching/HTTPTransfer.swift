@@ -14,6 +14,10 @@ enum BodyTarget: Sendable {
     case observed(any BodyObserver)
 }
 
+extension BodyTarget {
+    var isObserved: Bool { if case .observed = self { true } else { false } }
+}
+
 /// Takes a body as it arrives and says when no more of it is wanted.
 protocol BodyObserver: AnyObject, Sendable {
     /// The answer's status and headers, before its body; a failure refuses
@@ -232,7 +236,8 @@ extension HTTPSession {
                 code: .download, message: "\(url) is \(expected) bytes (Content-Length), more than --max-bytes \(maxBytes)",
                 retryable: false, status: status))
         }
-        if case .memory = target, declaresImage {
+        // A list page (kept whole, in memory or a file) that is an image.
+        if declaresImage, !wantsImage, !target.isObserved {
             return .success(TransferResponse(status: status, headers: response.headers, url: url, bytes: 0, declaredImage: true))
         }
 

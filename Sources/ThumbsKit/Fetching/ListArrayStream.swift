@@ -64,6 +64,13 @@ struct ListArrayStream {
         return try stream.finish()
     }
 
+    /// The entries decoded so far, which the stream then no longer holds
+    /// (`ListReader` hands them on as a file is read).
+    mutating func takeEntries() -> [ListEntry] {
+        defer { entries = [] }
+        return entries
+    }
+
     mutating func feed(_ bytes: Data.SubSequence) throws(Unreadable) {
         for byte in bytes {
             try take(byte)

@@ -1,7 +1,10 @@
 import Foundation
 
 /// Reads the entries of one list SOURCE: an http(s) URL (following its
-/// pages), a local list file, or standard input (`-`).
+/// pages), a local list file, or standard input (`-`), and hands them on as
+/// they are read (a page, or a megabyte of a JSON array file, at a time):
+/// it holds no more than that, so a list of a million entries is never in
+/// memory whole (issue 23).
 struct ListReader: Sendable {
     let session: HTTPSession
     let urlField: String?
@@ -10,46 +13,101 @@ struct ListReader: Sendable {
     /// `--header`: sent with every page whose origin is the list URL's, and
     /// nowhere else (not to images, not across a redirect to another origin).
     var headers: [RequestHeader] = []
-    /// Told of every page's new entries as soon as they are read.
+    /// Told of every page's new entries as soon as they are read (after
+    /// `read`'s `take`).
     var onEntries: (@Sendable ([ListEntry]) async -> Void)? = nil
 
     static let accept = "application/json, application/x-ndjson;q=0.9, text/plain;q=0.8, */*;q=0.5"
 
     /// What a list SOURCE turned out to hold.
     enum Content: Sendable {
-        /// `refused`: why the list ended at a `next` link thumbs does not
-        /// follow; the entries read until then are kept, and the run exits 3
-        /// once the manifest is written.
-        case entries([ListEntry], refused: String? = nil)
+        /// `count` entries, all handed to `take`. `refused`: why the list
+        /// ended at a `next` link thumbs does not follow; the entries read
+        /// until then are kept, and the run exits 3 once the manifest is
+        /// written.
+        case entries(count: Int, refused: String? = nil)
         /// The URL answered with an image: it is one image item.
         case image(url: String)
     }
 
-    func read(_ source: String, standardInput: @Sendable () async -> Data) async throws(RunError) -> Content {
+    /// Reads SOURCE, handing its entries to `take` in list order, a batch
+    /// at a time. When it throws, the entries already handed on are not
+    /// the list's (the run stops).
+    func read(
+        _ source: String, standardInput: @Sendable () async -> Data, take: ([ListEntry]) -> Void
+    ) async throws(RunError) -> Content {
         if source == "-" {
             let data = await standardInput()
-            return .entries(try parse(data, base: nil, what: "the list on standard input"))
+            return handOn(try parse(data, base: nil, what: "the list on standard input"), to: take)
         }
         let lower = source.lowercased()
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
-            return try await readRemote(source)
+            return try await readRemote(source, take: take)
         }
         // Only a regular file: a folder, a device or a FIFO named `*.json`
         // is said to be one, never read (forever, or waiting for a writer).
         if let kind = FileInfo.of(source)?.kind, kind != .regular {
             throw .fatal("the photo list \(source) is \(kind.inWords), not a list file (JSON, NDJSON or one URL per line)")
         }
-        // A JSON array is read from the file a megabyte at a time, never whole.
-        if let entries = try? ListArrayStream.parse(file: source, urlField: urlField, base: nil) {
-            return .entries(entries)
+        return .entries(count: try await readFile(source, base: nil, what: "the photo list \(source)") { take($0) })
+    }
+
+    /// The entries of the list in the file at `path` (a list file, or a
+    /// page downloaded), handed to `take`: a JSON array a megabyte of the
+    /// file at a time, as they are decoded, so that neither the file nor
+    /// its entries are ever held whole; any other list whole (`ListParser`).
+    /// `what` names the list in messages. Returns how many there were.
+    private func readFile(
+        _ path: String, base: URL?, what: String, take: ([ListEntry]) async -> Void
+    ) async throws(RunError) -> Int {
+        var streamed = 0
+        if let handle = FileHandle(forReadingAtPath: path) {
+            defer { try? handle.close() }
+            var stream = ListArrayStream(urlField: urlField, base: base)
+            var first = true
+            do {
+                while true {
+                    guard let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty else { break }
+                    var bytes = chunk[...]
+                    if first, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+                    first = false
+                    try stream.feed(bytes)
+                    let entries = stream.takeEntries()
+                    if !entries.isEmpty {
+                        streamed += entries.count
+                        await take(entries)
+                    }
+                }
+                let last = try stream.finish()
+                if !last.isEmpty {
+                    streamed += last.count
+                    await take(last)
+                }
+                return streamed
+            } catch {}
         }
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: source))
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw .fatal("cannot read the photo list \(source): \((error as NSError).localizedDescription)")
+            throw .fatal("cannot read \(what): \((error as NSError).localizedDescription)")
         }
-        return .entries(try parse(data, base: nil, what: "the photo list \(source)"))
+        let entries = try parse(data, base: base, what: what)
+        // The stream takes exactly the JSON arrays that parse: one that
+        // failed part way parses no better whole (and the message comes
+        // from `parse`). Were it ever otherwise, entries were handed on
+        // twice: the list is refused rather than read wrong.
+        guard streamed == 0 else {
+            throw .fatal("\(what) does not parse: its JSON array could not be read entry by entry")
+        }
+        if !entries.isEmpty { await take(entries) }
+        return entries.count
+    }
+
+    /// A list read whole (standard input).
+    private func handOn(_ entries: [ListEntry], to take: ([ListEntry]) -> Void) -> Content {
+        if !entries.isEmpty { take(entries) }
+        return .entries(count: entries.count)
     }
 
     private func parse(_ data: Data, base: URL?, what: String) throws(RunError) -> [ListEntry] {
@@ -72,11 +130,17 @@ struct ListReader: Sendable {
     /// that gave the link) in `refused`: the run processes those pages and
     /// exits 3 after writing the manifest (PRODUCT.md).
     /// Ctrl-C or SIGTERM while a page is read ends the read with exit 130.
-    private func readRemote(_ url: String) async throws(RunError) -> Content {
+    ///
+    /// Each page goes to a file in the session's download folder and is
+    /// read from there as a list file is (`readFile`): a page of a million
+    /// entries is never in memory whole. The entries of the pages before
+    /// are remembered by their hash values (8 bytes each), so that a
+    /// repeated page is known without holding the list.
+    private func readRemote(_ url: String, take: ([ListEntry]) -> Void) async throws(RunError) -> Content {
         // Messages and logs show API keys in the URL as `client_id=…`.
         let shown = RemoteURL.redacted(url)
-        var entries: [ListEntry] = []
-        var seen = Set<ListEntry>()
+        var total = 0
+        var seen = Set<Int>()
         var next: String? = url
         var visited = Set<String>()
         var pages = 0
@@ -87,7 +151,8 @@ struct ListReader: Sendable {
             let session = self.session
             let secret = ListHeaders.http(headers), origin = RemoteURL.origin(of: url)
             let (result, _) = await session.withRetries(pageURL) {
-                await session.get(pageURL, originHeaders: secret, origin: origin, accept: Self.accept, into: .memory, wantsImage: false)
+                await session.get(pageURL, originHeaders: secret, origin: origin, accept: Self.accept,
+                                  into: .file(session.temporaryFile()), wantsImage: false)
             }
             let response: TransferResponse
             switch result {
@@ -101,11 +166,13 @@ struct ListReader: Sendable {
                 if pages > 0, let status = failure.status, status == 404 || status == 410 {
                     console.event("list-end", level: .warning,
                                   "\(RemoteURL.redacted(pageURL)) answered HTTP \(status); the list \(shown) ends after \(pages) pages")
-                    return .entries(entries)
+                    return .entries(count: total)
                 }
                 let which = pages == 0 ? "the photo list" : "page \(pages + 1) of the photo list \(shown)"
                 throw .fatal("cannot read \(which): \(failure.message)")
             }
+            let file = response.file
+            defer { if let file { try? PathChanges.remove(file) } }
             if pages == 0 && isImage(response) {
                 return .image(url: url)
             }
@@ -115,38 +182,55 @@ struct ListReader: Sendable {
             // as its entries are read.
             let linkNext = LinkHeader.target(rel: "next", in: response.headers[canonicalForm: "link"].map(String.init),
                                              base: URL(string: response.url))
-            let page = try parse(response.body ?? Data(), base: URL(string: response.url),
-                                 what: pages == 1 ? "the photo list \(shown)" : "page \(pages) of the photo list \(shown) (\(RemoteURL.redacted(pageURL)))")
-            console.event("list-page", level: .debug, "\(RemoteURL.redacted(pageURL)): \(page.count) entries",
-                          fields: ["url": .string(RemoteURL.redacted(pageURL)), "entries": .number(Double(page.count)), "page": .number(Double(pages))])
-            if page.isEmpty { break }
-            // `seen` exists from the second page on: a list of one big page
-            // (a million entries) is held once, not also in a set and a copy.
-            let fresh = pages == 1 ? page : page.filter { !seen.contains($0) }
-            if fresh.isEmpty { break }
-            if entries.isEmpty { entries = fresh } else { entries += fresh }
-            await onEntries?(fresh)
-            if let firstCount, page.count < firstCount { break }
-            if firstCount == nil { firstCount = page.count }
+            // The page's entries that no page before it gave, handed on as
+            // they are read; their hashes join `seen` once the page is read.
+            // `seen` is used from the second page on, and filled only when
+            // a next page may come: a list of one big page is not hashed.
+            var fresh = 0
+            var freshHashes: [Int] = []
+            let pageIndex = pages
+            // No file: an image declared past the first page, not read (an
+            // empty page).
+            var page = 0
+            if let file {
+                let what = pages == 1 ? "the photo list \(shown)" : "page \(pages) of the photo list \(shown) (\(RemoteURL.redacted(pageURL)))"
+                page = try await readFile(file, base: URL(string: response.url), what: what) { entries in
+                    let new = pageIndex == 1 ? entries : entries.filter { !seen.contains($0.hashValue) }
+                    guard !new.isEmpty else { return }
+                    fresh += new.count
+                    if linkNext != nil { freshHashes += new.lazy.map(\.hashValue) }
+                    take(new)
+                    await onEntries?(new)
+                }
+            }
+            console.event("list-page", level: .debug, "\(RemoteURL.redacted(pageURL)): \(page) entries",
+                          fields: ["url": .string(RemoteURL.redacted(pageURL)), "entries": .number(Double(page)), "page": .number(Double(pages))])
+            if page == 0 { break }
+            if fresh == 0 { break }
+            total += fresh
+            if let firstCount, page < firstCount { break }
+            if firstCount == nil { firstCount = page }
             next = linkNext
             if let candidate = next, visited.contains(candidate) { break }
             if let candidate = next, let problem = RemoteURL.problem(candidate) {
                 // The message names the page that gave the link, not a page
                 // that never was.
-                let read = entries.count == 1 ? "1 entry" : "\(entries.count) entries"
-                return .entries(entries, refused: "page \(pages) of the photo list \(shown) (\(RemoteURL.redacted(pageURL))) has a Link rel=\"next\" "
+                let read = total == 1 ? "1 entry" : "\(total) entries"
+                return .entries(count: total, refused: "page \(pages) of the photo list \(shown) (\(RemoteURL.redacted(pageURL))) has a Link rel=\"next\" "
                                 + "that thumbs does not follow: \(RemoteURL.redacted(problem)); the list ends there, after \(read) on \(pages) "
                                 + (pages == 1 ? "page" : "pages"))
             }
-            if next != nil { seen.formUnion(fresh) }
+            if next != nil { seen.formUnion(freshHashes) }
         }
-        return .entries(entries)
+        return .entries(count: total)
     }
 
     /// A list URL that answers with an image (declared, or by its bytes).
     private func isImage(_ response: TransferResponse) -> Bool {
         if response.declaredImage { return true }
-        guard let body = response.body, !body.isEmpty else { return false }
-        return ImageSniffer.format(of: body.prefix(ImageSniffer.prefixLength)) != nil
+        guard let file = response.file, let handle = FileHandle(forReadingAtPath: file) else { return false }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: ImageSniffer.prefixLength), !head.isEmpty else { return false }
+        return ImageSniffer.format(of: head) != nil
     }
 }

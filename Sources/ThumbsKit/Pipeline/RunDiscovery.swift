@@ -53,32 +53,37 @@ struct RunDiscovery {
     /// The items go to a spool file in `scratchFolder` as they are found
     /// (a run gives OUT/.thumbs/tmp; a dry run, which writes nothing to
     /// OUT, the system's temporary folder), and are named there
-    /// (`SourceFinaliser`): memory does not grow with the items. A list's
-    /// entries are still all held until the list is read whole.
+    /// (`SourceFinaliser`): memory does not grow with the items. Nor with
+    /// a list's entries: they become items as they are read (a page, or a
+    /// megabyte of a JSON array file, at a time). The lists before the
+    /// first folder write straight into the run's spool, since nothing
+    /// comes before them; a list after a folder writes its own spool in
+    /// the same scratch folder, appended (read back in order) once the
+    /// folders before it are walked, then let go.
     func discover(scratchFolder: String = DiscoveryScratch.systemFolder) async throws(RunError) -> Discovered {
         let isList = options.sources.map(SourceResolver.isList)
         let lists = zip(options.sources, isList).filter { $0.1 }.map { $0.0 }
         let fileCount = isList.count - lists.count
         let found = try SourceItems(scratchFolder: scratchFolder)
         var discovered = Discovered(items: [], ignored: 0)
-        var listItems: [SourceItem] = []
-        var listCounts: [Int] = []
+        let leadingLists = isList.prefix { $0 }.count
+        var separate: [SourceItems] = []
         if !lists.isEmpty {
-            let fetched = try await ListSources.resolve(lists, options: options, console: console, interrupt: interrupt)
-            listItems = fetched.items  // not `+=`: a copy of a million items
-            listCounts = fetched.counts
+            let fetched = try await ListSources.resolve(lists, options: options, console: console, interrupt: interrupt,
+                                                        into: found, separateFrom: leadingLists, scratchFolder: scratchFolder)
+            separate = fetched.separate
             discovered.fetcher = fetched.fetcher
             discovered.downloadCounters = fetched.counters
             discovered.deferredFatal = fetched.refusals
         }
         let resolver = SourceResolver(outputDirectory: options.outputDirectory)
-        var listStart = 0
         var listIndex = 0
         for (source, isList) in zip(options.sources, isList) {
             if isList {
-                let end = listStart + listCounts[listIndex]
-                found.append(contentsOf: listItems[listStart..<end])
-                listStart = end
+                if listIndex >= leadingLists {
+                    found.append(contentsOf: separate[listIndex - leadingLists])
+                    separate[listIndex - leadingLists] = []  // its spool file goes
+                }
                 listIndex += 1
                 continue
             }
@@ -87,7 +92,6 @@ struct RunDiscovery {
             discovered.ignored += resolved.ignored
             discovered.unreadable.add(resolved.unreadable)
         }
-        listItems = []
         try found.finishWriting()
         let finalised = try SourceFinaliser.finalise(found, shard: options.shard)
         discovered.items = finalised.items
