@@ -134,13 +134,13 @@ struct ListReader: Sendable {
     /// Each page goes to a file in the session's download folder and is
     /// read from there as a list file is (`readFile`): a page of a million
     /// entries is never in memory whole. The entries of the pages before
-    /// are remembered by their hash values (8 bytes each), so that a
+    /// are remembered by 128 bits of hash each (`EntryKey`), so that a
     /// repeated page is known without holding the list.
     private func readRemote(_ url: String, take: ([ListEntry]) -> Void) async throws(RunError) -> Content {
         // Messages and logs show API keys in the URL as `client_id=…`.
         let shown = RemoteURL.redacted(url)
         var total = 0
-        var seen = Set<Int>()
+        var seen = Set<EntryKey>()
         var next: String? = url
         var visited = Set<String>()
         var pages = 0
@@ -187,7 +187,7 @@ struct ListReader: Sendable {
             // `seen` is used from the second page on, and filled only when
             // a next page may come: a list of one big page is not hashed.
             var fresh = 0
-            var freshHashes: [Int] = []
+            var freshHashes: [EntryKey] = []
             let pageIndex = pages
             // No file: an image declared past the first page, not read (an
             // empty page).
@@ -195,10 +195,10 @@ struct ListReader: Sendable {
             if let file {
                 let what = pages == 1 ? "the photo list \(shown)" : "page \(pages) of the photo list \(shown) (\(RemoteURL.redacted(pageURL)))"
                 page = try await readFile(file, base: URL(string: response.url), what: what) { entries in
-                    let new = pageIndex == 1 ? entries : entries.filter { !seen.contains($0.hashValue) }
+                    let new = pageIndex == 1 ? entries : entries.filter { !seen.contains(EntryKey($0)) }
                     guard !new.isEmpty else { return }
                     fresh += new.count
-                    if linkNext != nil { freshHashes += new.lazy.map(\.hashValue) }
+                    if linkNext != nil { freshHashes += new.lazy.map(EntryKey.init) }
                     take(new)
                     await onEntries?(new)
                 }
@@ -232,5 +232,24 @@ struct ListReader: Sendable {
         defer { try? handle.close() }
         guard let head = try? handle.read(upToCount: ImageSniffer.prefixLength), !head.isEmpty else { return false }
         return ImageSniffer.format(of: head) != nil
+    }
+}
+
+/// A list entry known by 128 bits of hash: two of Swift's seeded hashes,
+/// salted apart. Two different entries of a million share a key with odds
+/// of about 10⁻²⁷, where 64 bits (one `hashValue`) left 10⁻⁸ that a new
+/// entry would be taken for a repeat and dropped.
+struct EntryKey: Hashable {
+    let low: Int
+    let high: Int
+
+    init(_ entry: ListEntry) {
+        var a = Hasher(), b = Hasher()
+        a.combine(0x5EED_0001)
+        a.combine(entry)
+        b.combine(0x5EED_0002)
+        b.combine(entry)
+        low = a.finalize()
+        high = b.finalize()
     }
 }
