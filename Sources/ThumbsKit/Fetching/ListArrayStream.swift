@@ -50,17 +50,10 @@ struct ListArrayStream {
 
     /// Parses the array in a file, reading it a megabyte at a time.
     static func parse(file path: String, urlField: String?, base: URL?) throws(Unreadable) -> [ListEntry] {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw Unreadable() }
-        defer { try? handle.close() }
+        guard var chunks = ListFileChunks(path: path) else { throw Unreadable() }
+        defer { chunks.close() }
         var stream = ListArrayStream(urlField: urlField, base: base)
-        var first = true
-        while true {
-            guard let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty else { break }
-            var bytes = chunk[...]
-            if first, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-            first = false
-            try stream.feed(bytes)
-        }
+        while let bytes = chunks.next() { try stream.feed(bytes) }
         return try stream.finish()
     }
 
@@ -183,5 +176,27 @@ struct ListArrayStream {
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+}
+
+/// A list file a megabyte at a time, its UTF-8 byte-order mark dropped.
+struct ListFileChunks {
+    private let handle: FileHandle
+    private var first = true
+
+    init?(path: String) {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        self.handle = handle
+    }
+
+    func close() { try? handle.close() }
+
+    /// The next chunk; nil at the end (or when the read fails).
+    mutating func next() -> Data? {
+        guard let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty else { return nil }
+        var bytes = chunk[...]
+        if first, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        first = false
+        return bytes
     }
 }

@@ -61,16 +61,11 @@ struct ListReader: Sendable {
         _ path: String, base: URL?, what: String, take: ([ListEntry]) async -> Void
     ) async throws(RunError) -> Int {
         var streamed = 0
-        if let handle = FileHandle(forReadingAtPath: path) {
-            defer { try? handle.close() }
+        if var chunks = ListFileChunks(path: path) {
+            defer { chunks.close() }
             var stream = ListArrayStream(urlField: urlField, base: base)
-            var first = true
             do {
-                while true {
-                    guard let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty else { break }
-                    var bytes = chunk[...]
-                    if first, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-                    first = false
+                while let bytes = chunks.next() {
                     try stream.feed(bytes)
                     let entries = stream.takeEntries()
                     if !entries.isEmpty {

@@ -55,13 +55,7 @@ public enum PerceptualHash {
         var value: UInt64 = 0
         var digits = 0
         for byte in hex.utf8 {
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: return nil
-            }
+            guard let digit = HexDigit.value(byte) else { return nil }
             digits += 1
             guard digits <= 16 else { return nil }
             value = value << 4 | UInt64(digit)

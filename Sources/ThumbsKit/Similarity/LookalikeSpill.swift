@@ -113,30 +113,10 @@ final class LookalikeSpill {
     /// read with a table of its distinct hashes only.
     private func setCopiesAside(into index: MergeIndex, distinctPath: String) throws -> (fd: Int32, records: Int) {
         let partitions = 2 * count / partitionRecords + 1
-        let paths = (0..<partitions).map { folder + "/" + name + "-copies-\($0).bin" }
-        var descriptors: [Int32] = []
-        defer {
-            for fd in descriptors { try? FileDescriptor.close(fd) }
-            for path in paths { try? PathChanges.remove(path) }
-        }
-        for path in paths {
-            descriptors.append(try FileDescriptor.open(path, .readWrite, [.create, .truncate], permissions: 0o600))
-        }
-        var outgoing = [[UInt64]](repeating: [], count: partitions)
-        func send(_ records: inout [UInt64], to fd: Int32, _ path: String) throws {
-            let failure = records.withUnsafeBytes { writeAll(fd, $0) }
-            if failure != 0 { throw RunError.fatal("cannot write \(path): \(errnoText(failure))") }
-            records.removeAll(keepingCapacity: true)
-        }
         // Positions stay in order within each file.
-        try readRecords(fd, count: count) { position, hash in
-            let p = Int(((hash &* 0x9E37_79B9_7F4A_7C15) >> 32) % UInt64(partitions))
-            outgoing[p].append(position)
-            outgoing[p].append(hash)
-            if outgoing[p].count >= 8192 { try send(&outgoing[p], to: descriptors[p], paths[p]) }
+        let files = try spread((fd, count), into: "copies", partitions: partitions) { hash in
+            Int(((hash &* 0x9E37_79B9_7F4A_7C15) >> 32) % UInt64(partitions))
         }
-        for p in 0..<partitions where !outgoing[p].isEmpty { try send(&outgoing[p], to: descriptors[p], paths[p]) }
-        outgoing = []
         let distinct = try FileDescriptor.open(distinctPath, .readWrite, [.create, .truncate], permissions: 0o600)
         var distinctCount = 0
         do {
@@ -144,9 +124,8 @@ final class LookalikeSpill {
             var kept: [UInt64] = []
             kept.reserveCapacity(1 << 14)
             for p in 0..<partitions {
-                let records = Int((FileDescriptor.seekToEnd(descriptors[p]) ?? 0) / 16)
                 var first: [UInt64: UInt64] = [:]
-                try readRecords(descriptors[p], count: records) { position, hash in
+                try readRecords(files.descriptors[p], count: files.records(p)) { position, hash in
                     if let earlier = first[hash] {
                         insert.bind(1, Int64(bitPattern: position))
                         insert.bind(2, Int64(bitPattern: hash))
@@ -159,9 +138,9 @@ final class LookalikeSpill {
                     kept.append(position)
                     kept.append(hash)
                     distinctCount += 1
-                    if kept.count >= 1 << 14 { try send(&kept, to: distinct, distinctPath) }
+                    if kept.count >= 1 << 14 { try Self.write(&kept, to: distinct, distinctPath) }
                 }
-                if !kept.isEmpty { try send(&kept, to: distinct, distinctPath) }
+                if !kept.isEmpty { try Self.write(&kept, to: distinct, distinctPath) }
             }
         } catch {
             try? FileDescriptor.close(distinct)
@@ -177,38 +156,17 @@ final class LookalikeSpill {
         let partitions = 1 << partitionBits
         let mask = bits == 64 ? UInt64.max : (UInt64(1) << UInt64(bits)) - 1
         func value(_ hash: UInt64) -> UInt64 { (hash >> UInt64(shift)) & mask }
-        // Spread (position, hash) over the partition files.
-        let partitionPaths = (0..<partitions).map { folder + "/" + name + "-part-\($0).bin" }
-        var descriptors: [Int32] = []
-        defer {
-            for fd in descriptors { try? FileDescriptor.close(fd) }
-            for path in partitionPaths { try? PathChanges.remove(path) }
+        let files = try spread(source, into: "part", partitions: partitions) { hash in
+            Int(value(hash) >> UInt64(bits - partitionBits))
         }
-        for path in partitionPaths {
-            descriptors.append(try FileDescriptor.open(path, .readWrite, [.create, .truncate], permissions: 0o600))
-        }
-        var outgoing = [[UInt64]](repeating: [], count: partitions)
-        func send(_ p: Int) throws {
-            let failure = outgoing[p].withUnsafeBytes { writeAll(descriptors[p], $0) }
-            if failure != 0 { throw RunError.fatal("cannot write \(partitionPaths[p]): \(errnoText(failure))") }
-            outgoing[p].removeAll(keepingCapacity: true)
-        }
-        try readRecords(source.fd, count: source.records) { position, hash in
-            let p = Int(value(hash) >> UInt64(bits - partitionBits))
-            outgoing[p].append(position)
-            outgoing[p].append(hash)
-            if outgoing[p].count >= 8192 { try send(p) }
-        }
-        for p in 0..<partitions where !outgoing[p].isEmpty { try send(p) }
-        outgoing = []
         let low = shift == 0 ? 0 : (UInt64(1) << UInt64(shift)) - 1
         for p in 0..<partitions {
-            let records = Int((FileDescriptor.seekToEnd(descriptors[p]) ?? 0) / 16)
+            let records = files.records(p)
             guard records > 1 else { continue }
             var positions: [UInt64] = [], hashes: [UInt64] = []
             positions.reserveCapacity(records)
             hashes.reserveCapacity(records)
-            try readRecords(descriptors[p], count: records) { position, hash in
+            try readRecords(files.descriptors[p], count: records) { position, hash in
                 positions.append(position)
                 hashes.append(hash)
             }
@@ -303,6 +261,33 @@ final class LookalikeSpill {
         return LookalikeGroups.earliestMatches(values, maxDistance: distance, bits: bits)
     }
 
+    /// The records of `source` spread over `partitions` files (named
+    /// `<name>-<label>-<p>.bin`) by `partition` of their hash, each file in
+    /// the order read. The files go when the result does.
+    private func spread(
+        _ source: (fd: Int32, records: Int), into label: String, partitions: Int, by partition: (UInt64) -> Int
+    ) throws -> PartitionFiles {
+        let files = try PartitionFiles(prefix: folder + "/" + name + "-" + label, count: partitions)
+        var outgoing = [[UInt64]](repeating: [], count: partitions)
+        try readRecords(source.fd, count: source.records) { position, hash in
+            let p = partition(hash)
+            outgoing[p].append(position)
+            outgoing[p].append(hash)
+            if outgoing[p].count >= 8192 { try Self.write(&outgoing[p], to: files.descriptors[p], files.paths[p]) }
+        }
+        for p in 0..<partitions where !outgoing[p].isEmpty {
+            try Self.write(&outgoing[p], to: files.descriptors[p], files.paths[p])
+        }
+        return files
+    }
+
+    /// Appends `records` to `fd` and empties them.
+    private static func write(_ records: inout [UInt64], to fd: Int32, _ path: String) throws {
+        let failure = records.withUnsafeBytes { writeAll(fd, $0) }
+        if failure != 0 { throw RunError.fatal("cannot write \(path): \(errnoText(failure))") }
+        records.removeAll(keepingCapacity: true)
+    }
+
     /// Reads `count` (position, hash) records from the start of `fd`.
     private func readRecords(_ fd: Int32, count: Int, _ body: (UInt64, UInt64) throws -> Void) throws {
         var block = [UInt64](repeating: 0, count: 1 << 14)
@@ -346,5 +331,35 @@ final class LookalikeSpill {
         _ = try counts.step()
         let members = counts.int(0), groups = counts.int(1)
         return LookalikeGroups.Summary(groups: groups, images: members + groups)
+    }
+}
+
+/// Scratch files of (position, hash) records, one per partition, removed
+/// with this object.
+private final class PartitionFiles {
+    let paths: [String]
+    private(set) var descriptors: [Int32] = []
+
+    init(prefix: String, count: Int) throws {
+        paths = (0..<count).map { prefix + "-\($0).bin" }
+        do {
+            for path in paths {
+                descriptors.append(try FileDescriptor.open(path, .readWrite, [.create, .truncate], permissions: 0o600))
+            }
+        } catch {
+            remove()
+            throw error
+        }
+    }
+
+    deinit { remove() }
+
+    /// Records in partition `p`.
+    func records(_ p: Int) -> Int { Int((FileDescriptor.seekToEnd(descriptors[p]) ?? 0) / 16) }
+
+    private func remove() {
+        for fd in descriptors { try? FileDescriptor.close(fd) }
+        descriptors = []
+        for path in paths { try? PathChanges.remove(path) }
     }
 }
