@@ -25,7 +25,7 @@ ARG BINARIES=build
 
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libvips-dev libraw-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libsqlite3-dev pkg-config make \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libvips-dev libraw-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libsqlite3-dev libssl-dev pkg-config make \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -40,9 +40,9 @@ FROM ${BINARIES} AS binaries
 FROM ${RUNTIME_IMAGE} AS runtime
 # libvips42 brings libjpeg62-turbo, liblcms2-2 and libheif1, which thumbs also
 # links; libraw20 for camera RAWs; FFmpeg's libraries for video poster frames;
-# libsqlite3-0 for the merge's index; ca-certificates for HTTPS photo lists.
+# libsqlite3-0 for the merge's index; libssl3 (libcrypto) for SHA-256; ca-certificates for HTTPS photo lists.
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libvips42 libraw20 libheif1 libavformat59 libavcodec59 libswscale6 libavutil57 libsqlite3-0 ca-certificates \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libvips42 libraw20 libheif1 libavformat59 libavcodec59 libswscale6 libavutil57 libsqlite3-0 libssl3 ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --gid 10001 thumbs \
  && useradd --uid 10001 --gid 10001 --home-dir /data --no-create-home --shell /usr/sbin/nologin thumbs \

@@ -17,9 +17,9 @@ BIN := .build/$(CONFIG)/thumbs
 # when pkg-config cannot find one of them (Debian/Ubuntu): libvips; LibRaw
 # (camera RAWs, the thread-safe libraw_r); libheif (HEIC thumbnails); FFmpeg's
 # libavformat, libavcodec, libswscale and libavutil (video poster frames);
-# SQLite (the merge's index under OUT/.thumbs/).
-SYSTEM_MODULES := vips libraw_r libheif libavformat libavcodec libswscale libavutil sqlite3
-SYSTEM_PACKAGES := libvips-dev libraw-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libsqlite3-dev pkg-config
+# SQLite (the merge's index under OUT/.thumbs/); OpenSSL's libcrypto (SHA-256).
+SYSTEM_MODULES := vips libraw_r libheif libavformat libavcodec libswscale libavutil sqlite3 libcrypto
+SYSTEM_PACKAGES := libvips-dev libraw-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libsqlite3-dev libssl-dev pkg-config
 
 setup:
 	@if ! pkg-config --exists $(SYSTEM_MODULES) 2>/dev/null; then \

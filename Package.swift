@@ -14,7 +14,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         // Deque and Heap (already built for SwiftNIO): queues and the merge's heap.
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
     ],
@@ -83,6 +82,16 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // OpenSSL's libcrypto (Debian's libssl-dev) through pkg-config, module
+        // map in Sources/CLibCrypto: SHA-256 (Formats/SHA256Hex.swift). It
+        // replaced swift-crypto, whose own BoringSSL was a second copy of the
+        // ~400 C and assembly files swift-nio-ssl already compiles (issue 34:
+        // the cold build a new user meets).
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .target(
             name: "ThumbsKit",
             dependencies: [
@@ -96,7 +105,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "CLibCrypto",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
