@@ -53,6 +53,17 @@ rm -f /tmp/thumbs-moov-last.mp4
 head -c 4000 "$out/h264.mp4" > "$out/cut-after-index.mp4"
 # Only the header: the moov box cut off.
 head -c 600 "$out/h264.mp4" > "$out/header-only.mov"
+# The movie header (mvhd, version 0, timescale 1000) says 3.6 s where the
+# video track lasts 3 s, as when a sound track outlasts the video: players
+# show the container's 3.6 s.
+python3 - "$out/h264.mp4" "$out/longer-container.mp4" <<'PY'
+import struct, sys
+data = bytearray(open(sys.argv[1], 'rb').read())
+at = data.find(b'mvhd')
+assert data[at + 4] == 0 and struct.unpack('>I', data[at + 16:at + 20])[0] == 1000
+data[at + 20:at + 24] = struct.pack('>I', 3600)
+open(sys.argv[2], 'wb').write(data)
+PY
 
 # HDR: 10-bit HEVC, BT.2020, with four flat patches of known code values
 # (python3 writes the frames; lossless, so the codes survive): PQ and HLG.
