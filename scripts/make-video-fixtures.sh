@@ -78,3 +78,13 @@ for kind in pq hlg; do
   rm -f /tmp/thumbs-$kind.yuv
 done
 ls -l "$out"
+
+# SDR colour bars and their PQ twin (issue 36): BT.709 SDR made linear with
+# SDR white at 203 nits (BT.2408's reference white), BT.2020 primaries, PQ,
+# 10-bit HEVC, lossless; needs FFmpeg's zscale (libzimg).
+bars="smptehdbars=size=320x180:rate=10:duration=2"
+ff -f lavfi -i "$bars" -c:v libx264 -crf 12 -pix_fmt yuv420p -colorspace bt709 -color_primaries bt709 -color_trc bt709 \
+   "$out/twin-sdr.mp4"
+ff -f lavfi -i "$bars" -vf "setparams=color_primaries=bt709:color_trc=bt709:colorspace=bt709:range=tv,zscale=t=linear:npl=203:p=bt709:m=bt709,format=gbrpf32le,zscale=p=bt2020:t=smpte2084:m=bt2020nc:r=tv:npl=203,format=yuv420p10le" \
+   -c:v libx265 -x265-params "log-level=error:lossless=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc" \
+   -color_primaries bt2020 -color_trc smpte2084 -colorspace bt2020nc "$out/twin-pq.mp4"
