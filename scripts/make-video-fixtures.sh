@@ -81,7 +81,11 @@ ls -l "$out"
 
 # SDR colour bars and their PQ twin (issue 36): BT.709 SDR made linear with
 # SDR white at 203 nits (BT.2408's reference white), BT.2020 primaries, PQ,
-# 10-bit HEVC, lossless; needs FFmpeg's zscale (libzimg).
+# 10-bit HEVC, lossless; needs FFmpeg's zscale (libzimg). No HLG twin:
+# Debian 12's zscale (FFmpeg 5.1, zimg 3.0.4) applies HLG's inverse OOTF
+# channel by channel (its signals match E' = OETF(E^(1/1.2)) per channel:
+# red bar 0.544/0.218/0.120), not on luminance as BT.2100 does, so a
+# BT.2100 decoder shows its HLG twin less colourful (0.70) than the SDR clip.
 bars="smptehdbars=size=320x180:rate=10:duration=2"
 ff -f lavfi -i "$bars" -c:v libx264 -crf 12 -pix_fmt yuv420p -colorspace bt709 -color_primaries bt709 -color_trc bt709 \
    "$out/twin-sdr.mp4"
