@@ -53,6 +53,17 @@ rm -f /tmp/thumbs-moov-last.mp4
 head -c 4000 "$out/h264.mp4" > "$out/cut-after-index.mp4"
 # Only the header: the moov box cut off.
 head -c 600 "$out/h264.mp4" > "$out/header-only.mov"
+# The movie header (mvhd, version 0, timescale 1000) says 3.6 s where the
+# video track lasts 3 s, as when a sound track outlasts the video: players
+# show the container's 3.6 s.
+python3 - "$out/h264.mp4" "$out/longer-container.mp4" <<'PY'
+import struct, sys
+data = bytearray(open(sys.argv[1], 'rb').read())
+at = data.find(b'mvhd')
+assert data[at + 4] == 0 and struct.unpack('>I', data[at + 16:at + 20])[0] == 1000
+data[at + 20:at + 24] = struct.pack('>I', 3600)
+open(sys.argv[2], 'wb').write(data)
+PY
 
 # HDR: 10-bit HEVC, BT.2020, with four flat patches of known code values
 # (python3 writes the frames; lossless, so the codes survive): PQ and HLG.
@@ -67,3 +78,17 @@ for kind in pq hlg; do
   rm -f /tmp/thumbs-$kind.yuv
 done
 ls -l "$out"
+
+# SDR colour bars and their PQ twin (issue 36): BT.709 SDR made linear with
+# SDR white at 203 nits (BT.2408's reference white), BT.2020 primaries, PQ,
+# 10-bit HEVC, lossless; needs FFmpeg's zscale (libzimg). No HLG twin:
+# Debian 12's zscale (FFmpeg 5.1, zimg 3.0.4) applies HLG's inverse OOTF
+# channel by channel (its signals match E' = OETF(E^(1/1.2)) per channel:
+# red bar 0.544/0.218/0.120), not on luminance as BT.2100 does, so a
+# BT.2100 decoder shows its HLG twin less colourful (0.70) than the SDR clip.
+bars="smptehdbars=size=320x180:rate=10:duration=2"
+ff -f lavfi -i "$bars" -c:v libx264 -crf 12 -pix_fmt yuv420p -colorspace bt709 -color_primaries bt709 -color_trc bt709 \
+   "$out/twin-sdr.mp4"
+ff -f lavfi -i "$bars" -vf "setparams=color_primaries=bt709:color_trc=bt709:colorspace=bt709:range=tv,zscale=t=linear:npl=203:p=bt709:m=bt709,format=gbrpf32le,zscale=p=bt2020:t=smpte2084:m=bt2020nc:r=tv:npl=203,format=yuv420p10le" \
+   -c:v libx265 -x265-params "log-level=error:lossless=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc" \
+   -color_primaries bt2020 -color_trc smpte2084 -colorspace bt2020nc "$out/twin-pq.mp4"

@@ -377,12 +377,23 @@ int shim_video_poster(int fd, int64_t size, const shim_video_limits *limits, shi
     AVRational rate = stream->avg_frame_rate.num > 0 && stream->avg_frame_rate.den > 0 ? stream->avg_frame_rate
                                                                                      : stream->r_frame_rate;
     out->fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0;
-    double duration = stream->duration != AV_NOPTS_VALUE && stream->duration > 0
-                          ? seconds(stream->duration, stream->time_base)
-                          : (s.format->duration != AV_NOPTS_VALUE && s.format->duration > 0
-                                 ? (double) s.format->duration / AV_TIME_BASE
-                                 : 0);
-    out->duration = isfinite(duration) && duration > 0 ? duration : 0;
+    // The container's duration is what players show (ffprobe's
+    // format.duration: the longest stream, an edit list applied); the video
+    // stream's own is often a frame or an audio tail shorter. The manifest
+    // gives the container's where it has one, the stream's where not; the
+    // poster frame is placed on the stream's, where it has one.
+    double stream_duration = stream->duration != AV_NOPTS_VALUE && stream->duration > 0
+                                 ? seconds(stream->duration, stream->time_base)
+                                 : 0;
+    double container_duration = s.format->duration != AV_NOPTS_VALUE && s.format->duration > 0
+                                    ? (double) s.format->duration / AV_TIME_BASE
+                                    : 0;
+    if (!isfinite(stream_duration) || stream_duration < 0)
+        stream_duration = 0;
+    if (!isfinite(container_duration) || container_duration < 0)
+        container_duration = 0;
+    out->duration = container_duration > 0 ? container_duration : stream_duration;
+    double timeline = stream_duration > 0 ? stream_duration : container_duration;
 
     const AVCodec *decoder = avcodec_find_decoder(par->codec_id);
     if (!decoder) {
@@ -406,7 +417,7 @@ int shim_video_poster(int fd, int64_t size, const shim_video_limits *limits, shi
     }
 
     int64_t start = stream->start_time != AV_NOPTS_VALUE ? stream->start_time : 0;
-    double target = out->duration > 0 ? fmin(1.0, 0.1 * out->duration) : 0;
+    double target = timeline > 0 ? fmin(1.0, 0.1 * timeline) : 0;
     int64_t target_ts = start + (int64_t) llround(target / av_q2d(stream->time_base));
     // A keyframe a hair before the target (rounding of time bases) counts.
     int64_t slack = (int64_t) llround(0.001 / av_q2d(stream->time_base));

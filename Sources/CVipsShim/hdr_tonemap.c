@@ -19,8 +19,13 @@ static const double reference_white = 203.0;
 /// The peak assumed for PQ content (most grading is to 1000 nits) and
 /// HLG's nominal display.
 static const double peak_nits = 1000.0;
-/// Below this (relative to reference white) the curve is the identity.
-static const double knee = 0.5;
+/// Below this (relative to reference white, about 162 nits) the curve is
+/// the identity. Content at reference white should come back as mastered
+/// (issue 36), but SDR has no room above its white: the highlights up to
+/// the peak need some. From 0.8 the curve takes reference white to 0.90
+/// (sRGB 243 where SDR white is 255) and keeps 600 nits visibly brighter
+/// (253); a knee at 0.5 took it to 0.75 (225), greying whites and bars.
+static const double knee = 0.8;
 
 static double pq_eotf(double e) {
     const double m1 = 2610.0 / 16384, m2 = 2523.0 / 4096 * 128;

@@ -9,7 +9,8 @@
  * prelinearised 3D table, and kept in a small process-wide cache.
  *
  * The intent matches the libvips path in shim.c: relative colorimetric,
- * without black point compensation (libvips's default). All lcms2 calls go
+ * without black point compensation (libvips's default); a profile without
+ * tables for it is transformed with those it has (lcms2's fallback). All lcms2 calls go
  * through a private context whose error handler is silent, so nothing here
  * touches the libvips error buffer or lcms2's global state that libvips set up.
  */
@@ -94,8 +95,13 @@ static cmsHTRANSFORM build_transform(const void *icc, size_t icc_length, int ban
     int rgb = (bands == 3 || bands == 4) && space == cmsSigRgbData;
     int grey = (bands == 1 || bands == 2) && space == cmsSigGrayData;
     cmsHPROFILE output = rgb ? srgb_profile : srgb_grey_profile;
-    if (usable_class && (rgb || grey) && output &&
-        cmsIsIntentSupported(input, INTENT_RELATIVE_COLORIMETRIC, LCMS_USED_AS_INPUT)) {
+    /* lcms2 is asked for the transform itself, not whether the profile
+     * declares the intent: for an intent a profile has no table of, lcms2
+     * takes the tables it carries (A2B0, the perceptual one, or its
+     * matrix and curves), as every peer does. A profile of the
+     * colour-space class that declares only perceptual, or an input
+     * profile built on LUTs (jpegli's XYB), is transformed, not refused. */
+    if (usable_class && (rgb || grey) && output) {
         cmsUInt32Number format = bands == 4 ? TYPE_RGBA_8 : bands == 3 ? TYPE_RGB_8
                                : bands == 2 ? TYPE_GRAYA_8 : TYPE_GRAY_8;
         /* NOCACHE: the one-pixel cache is the only state cmsDoTransform
@@ -198,6 +204,18 @@ static shared_transform *acquire(const unsigned char *icc, size_t icc_length, in
     if (evicted)
         release(evicted);
     return built;
+}
+
+int shim_icc_srgb8_available(const void *icc, size_t icc_length, int bands) {
+    if (!icc || icc_length < 132 || bands < 1 || bands > 4)
+        return 0;
+    pthread_once(&setup_once, setup);
+    shared_transform *shared = acquire(icc, icc_length, bands);
+    if (!shared)
+        return 0;
+    int available = shared->transform != NULL;
+    release(shared);
+    return available;
 }
 
 int shim_icc_to_srgb8(unsigned char *pixels, size_t width, size_t height, int bands,

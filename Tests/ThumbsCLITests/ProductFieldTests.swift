@@ -56,6 +56,7 @@ final class ProductFieldTests: XCTestCase {
             "download": ["url": "https://picsum.photos/id/1084/4000/3000", "status": 200, "bytes": 1234, "size": 5678,
                          "partial": true, "attempts": 1, "ms": 35.2, "etag": "\"x\"", "lastModified": "Tue, 24 Nov 2026 10:00:00 GMT"],
             "meta": ["author": "A. Person", "downloads": 10, "likes": 3], "ms": 31.2,
+            "warnings": ["the embedded ICC colour profile is unusable (lcms2 cannot read it): its colours were taken as sRGB"],
         ]
         let file: [String: Any] = [
             "id": "a/b.jpg", "source": "photos/a/b.jpg", "status": "ok", "sha256": String(repeating: "cd", count: 32),

@@ -17,7 +17,8 @@ typedef struct {
     int pixels_width, pixels_height;
     /// EXIF orientation (1, 3, 6 or 8) from the display matrix.
     int orientation;
-    /// Seconds; 0 when the container does not say.
+    /// Seconds: the container's duration (what players show), else the
+    /// video stream's; 0 when neither says.
     double duration;
     double fps;
     /// Time of the chosen frame from the start of the stream.
@@ -67,7 +68,7 @@ typedef struct {
 
 /// Decodes the poster frame of the video read through `fd` (by pread, from
 /// offset 0 to `size`; never reopened, never read whole): the first keyframe
-/// at or after min(1 s, 10% of the duration), or the next ones while it is
+/// at or after min(1 s, 10% of the video stream's duration), or the next ones while it is
 /// black or flat. Fills `out` and returns SHIM_VIDEO_OK, or a failure kind
 /// with its reason in `message` (FFmpeg's own words where it has some).
 int shim_video_poster(int fd, int64_t size, const shim_video_limits *limits, shim_video_frame *out,

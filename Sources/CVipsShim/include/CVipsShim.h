@@ -193,6 +193,11 @@ void shim_jpeg_pixels_free(shim_jpeg_pixels *decoded);
 /// match the bands (e.g. CMYK), or it is a device link or abstract profile;
 /// the pixels are then untouched and the caller keeps the libvips path.
 /// Never touches the libvips error buffer.
+/// 1 when shim_icc_to_srgb8 can transform pixels of `bands` bands with this
+/// profile, else 0: builds (and caches) the transform without any pixels,
+/// so that a caller renders its image only when it will be transformed.
+int shim_icc_srgb8_available(const void *icc, size_t icc_length, int bands);
+
 int shim_icc_to_srgb8(unsigned char *pixels, size_t width, size_t height, int bands,
                       const void *icc, size_t icc_length);
 

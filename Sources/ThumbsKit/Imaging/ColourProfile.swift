@@ -35,7 +35,7 @@ enum ColourProfile {
         /// caller keeps libvips's `icc_transform`.
         case notTaken
         /// The profile fits the pixels, but lcms2 cannot make a transform
-        /// from it (a tag it cannot read, curves missing…): why.
+        /// to sRGB from it (curves missing, tables it cannot read…): why.
         case unusable(String)
     }
 
@@ -66,13 +66,18 @@ enum ColourProfile {
         else { return .notTaken }
 
         switch kind {
-        case .invalid:
-            return .unusable("lcms2 cannot read its tags")
         case .srgb:
             let copy = try image.apply("copy") { shim_copy($0, $1) }
             vips_image_remove(copy.pointer, VIPS_META_ICC_NAME)
             return .converted(copy)
-        case .other:
+        case .other, .invalid:
+            // lcms2 is asked for the transform itself, whatever the tags
+            // `classify` could not read: it may not need them (a profile
+            // built on lookup tables). Asked before rendering: an image
+            // libvips reads sequentially cannot be read a second time.
+            guard shim_icc_srgb8_available(icc.baseAddress, icc.count, Int32(bands)) != 0 else {
+                return .unusable("lcms2 cannot make a transform to sRGB from it")
+            }
             // Render into a fresh memory image (never the caller's pixels:
             // `image` may be a shared in-memory base) and transform in place.
             guard let memory = vips_image_new_memory() else { throw VipsFailure(operation: "icc_fast", fallback: "out of memory") }

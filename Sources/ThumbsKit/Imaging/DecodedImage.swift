@@ -5,8 +5,9 @@ public struct DecodedImage: Sendable {
     /// The path that produced the pixels (after any fallback to libvips).
     public var decoder: DecodePath
     var stage: Stage
-    /// How strict the decode was asked to be: `finish` applies it to the
-    /// colour profile (`SRGBConversion`).
+    /// How strict the decode was asked to be. Not read since issue 36 (a
+    /// colour profile that cannot be used is a warning, never a failure):
+    /// left for the decoders' rewrite to remove with its constructors.
     var failOn: FailOn
 
     enum Stage: Sendable {

@@ -20,8 +20,6 @@ enum ImagingError: Error {
         case decode(format: String)
         /// The pixels decoded, but a resize or an encoder failed.
         case thumbnails
-        /// The embedded colour profile could not be applied.
-        case colourProfile
     }
 
     /// The item's error, when nothing is left to read from libvips; nil when
@@ -53,9 +51,6 @@ extension ImagingError.Meaning {
             .decode("cannot decode \(format) image: \(detail)")
         case .thumbnails:
             .encode("cannot make the thumbnails (\(operation)): \(detail)")
-        case .colourProfile:
-            .decode("cannot convert the colours to sRGB with the embedded ICC profile (\(operation)): \(detail); "
-                + "--fail-on truncated converts them without it")
         }
     }
 }

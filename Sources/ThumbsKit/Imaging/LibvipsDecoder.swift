@@ -27,7 +27,7 @@ enum LibvipsDecoder {
             throw error.meaning(.decode(format: info.format))
         }
         let rendered = try ThumbnailRenderer.render(
-            base, plans: plans, settings: settings, failOn: limits.failOn,
+            base, plans: plans, settings: settings,
             failure: reusable ? .thumbnails : .decode(format: info.format)
         )
         return (info, rendered)

@@ -3,4 +3,7 @@ public struct RenderedImage: Sendable {
     /// In the order of `OutputSettings.sizes`.
     public var thumbnails: [RenderedThumbnail]
     public var signature: ImageSignature
+    /// What was done in place of the ideal (a colour profile that could
+    /// not be used: `SRGBConversion`), for the manifest's `warnings`.
+    public var warnings: [String] = []
 }

@@ -3,23 +3,26 @@ import CVipsShim
 
 /// Any pixels (CMYK, grey, 16-bit, ICC-tagged, Lab…) to 8-bit sRGB.
 ///
-/// PRODUCT.md promises that colour is always converted to sRGB. An embedded
-/// profile that cannot be applied (lcms2 cannot read it, or cannot make a
-/// transform from it) breaks that promise, so it is a failure under
-/// `--fail-on error`, the default, like any other damage in the file, with
-/// a message that names the way out. Under `--fail-on truncated` or `none`
-/// the pixels are converted as if untagged, as browsers and libvips do with
-/// a profile they cannot use. (The manifest has no field for a warning on
-/// an item that succeeds, so nothing is said then: the option asked for it.)
-/// A profile that does not fit the pixels (an RGB profile on a grey image,
-/// common in the wild) is ignored, as libvips and browsers ignore it.
+/// PRODUCT.md promises that colour is converted to sRGB. Every embedded
+/// profile lcms2 can make a transform from is applied. One that cannot be
+/// used (lcms2 cannot read it, or makes no transform to sRGB from it) loses
+/// no picture, so it does not fail the item: its pixels are taken as sRGB,
+/// as browsers and libvips take them, and the item carries a warning that
+/// says so (`warnings` in the manifest). `--fail-on` is about the pixel
+/// data only. A profile that does not fit the pixels (an RGB profile on a
+/// grey image, common in the wild) is ignored without a warning, as libvips
+/// and browsers ignore it.
 enum SRGBConversion {
-    /// The image in 8-bit sRGB, keeping an alpha channel if there is one. A
-    /// libvips call that fails means `failure` for the item, unless the
-    /// colour profile is at fault.
-    static func toSRGB8(_ input: VipsImageRef, failOn: FailOn, failure: ImagingError.Meaning) throws(ImagingError) -> VipsImageRef {
+    /// The image in 8-bit sRGB, keeping an alpha channel if there is one;
+    /// what was done in place of the ideal is added to `warnings` (once).
+    /// A libvips call that fails means `failure` for the item.
+    static func toSRGB8(
+        _ input: VipsImageRef, failure: ImagingError.Meaning, warnings: inout [String]
+    ) throws(ImagingError) -> VipsImageRef {
         do {
-            return try convert(input, failOn: failOn)
+            let (image, warning) = try convert(input)
+            if let warning, !warnings.contains(warning) { warnings.append(warning) }
+            return image
         } catch let error as ImagingError {
             throw error
         } catch let error as VipsFailure {
@@ -30,11 +33,12 @@ enum SRGBConversion {
         }
     }
 
-    private static func convert(_ input: VipsImageRef, failOn: FailOn) throws -> VipsImageRef {
+    private static func convert(_ input: VipsImageRef) throws -> (VipsImageRef, String?) {
         var image = input
+        var warning: String?
         let isCMYK = image.interpretation == VIPS_INTERPRETATION_CMYK
         if image.hasICCProfile, let damage = ColourProfile.damage(of: image) {
-            guard failOn != .error else { throw ImagingError.item(unusableProfile(damage)) }
+            warning = unusableProfile(damage)
             image = try withoutProfile(image)
         }
         let conversion: ColourProfile.Conversion = try isCMYK ? .notTaken : ColourProfile.toSRGB(image)
@@ -44,15 +48,17 @@ enum SRGBConversion {
             // take a cached lcms2 transform (ColourProfile).
             image = fast
         case .unusable(let reason):
-            guard failOn != .error else { throw ImagingError.item(unusableProfile(reason)) }
+            warning = unusableProfile(reason)
             image = try withoutProfile(image)
         case .notTaken:
             if image.hasICCProfile || isCMYK {
+                let tagged = image.hasICCProfile
                 do throws(VipsFailure) {
                     image = try image.apply("icc_transform") { shim_icc_to_srgb($0, $1, isCMYK ? 1 : 0) }
                 } catch {
-                    if failOn == .error { throw error.meaning(.colourProfile) }
-                    // Converted below as if untagged.
+                    // Converted below as if untagged (CMYK by formula).
+                    warning = tagged ? unusableProfile("libvips cannot apply it") : cmykWithoutProfile
+                    if tagged { image = try withoutProfile(image) }
                 }
             }
         }
@@ -66,13 +72,15 @@ enum SRGBConversion {
         if image.bands > 4 {
             image = try image.apply("extract_band") { shim_extract_band($0, $1, 0, 4) }
         }
-        return image
+        return (image, warning)
     }
 
-    private static func unusableProfile(_ reason: String) -> ItemError {
-        .decode("the embedded ICC colour profile is unusable (\(reason)), so the colours cannot be converted to sRGB; "
-            + "--fail-on truncated converts them as if the image had no profile")
+    /// The warning of an item whose embedded profile could not be used.
+    static func unusableProfile(_ reason: String) -> String {
+        "the embedded ICC colour profile is unusable (\(reason)): its colours were taken as sRGB"
     }
+
+    static let cmykWithoutProfile = "libvips' CMYK profile could not be applied: the CMYK colours were converted by formula"
 
     /// A copy of `image` without its profile (the pixels are shared).
     private static func withoutProfile(_ image: VipsImageRef) throws(VipsFailure) -> VipsImageRef {

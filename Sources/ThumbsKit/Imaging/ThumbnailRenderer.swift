@@ -13,16 +13,17 @@ enum ThumbnailRenderer {
     /// colour conversion and the rotation are done once for the sizes made
     /// from it, and the large resize is not repeated.
     ///
-    /// A libvips call that fails means `failure` for the item, except where
-    /// the colour profile is at fault (`SRGBConversion`).
+    /// A libvips call that fails means `failure` for the item; a colour
+    /// profile that cannot be used is a warning (`SRGBConversion`).
     static func render(
-        _ base: VipsImageRef, plans: ThumbnailPlans, settings: OutputSettings, failOn: FailOn,
+        _ base: VipsImageRef, plans: ThumbnailPlans, settings: OutputSettings,
         failure: ImagingError.Meaning
     ) throws(ImagingError) -> RenderedImage {
         let sizes = plans.sizes
         let order = sizes.indices.sorted { sizes[$0].resizedWidth * sizes[$0].resizedHeight > sizes[$1].resizedWidth * sizes[$1].resizedHeight }
         var renditions: [VipsImageRef] = []
         var outputs: [Int: RenderedThumbnail] = [:]
+        var warnings: [String] = []
         do {
             for (position, index) in order.enumerated() {
                 let plan = sizes[index]
@@ -36,7 +37,7 @@ enum ThumbnailRenderer {
                         width: swapped ? plan.resizedHeight : plan.resizedWidth,
                         height: swapped ? plan.resizedWidth : plan.resizedHeight
                     )
-                    image = try SRGBConversion.toSRGB8(image, failOn: failOn, failure: failure)
+                    image = try SRGBConversion.toSRGB8(image, failure: failure, warnings: &warnings)
                     // Upright already: no autorot, whose copy would make the
                     // rendition kept below a second buffer instead of a reference.
                     if image.orientation != 1 {
@@ -61,7 +62,7 @@ enum ThumbnailRenderer {
                     hashSource: SignatureMaker.hashSource(among: [base] + renditions)
                 )
             } ?? ImageSignature()
-            return RenderedImage(thumbnails: sizes.indices.compactMap { outputs[$0] }, signature: signature)
+            return RenderedImage(thumbnails: sizes.indices.compactMap { outputs[$0] }, signature: signature, warnings: warnings)
         } catch let error as ImagingError {
             throw error
         } catch let error as VipsFailure {

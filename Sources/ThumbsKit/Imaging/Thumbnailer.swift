@@ -110,7 +110,7 @@ public enum Thumbnailer {
                 // The pixels are decoded: what fails is a resize or an encoder.
                 return try ThumbnailRenderer.render(
                     base, plans: ThumbnailPlans(decoded.info, settings: settings), settings: settings,
-                    failOn: decoded.failOn, failure: .thumbnails
+                    failure: .thumbnails
                 )
             }
         }

@@ -166,6 +166,9 @@ public struct ManifestItem: Sendable, Codable, Equatable {
     public var video: VideoFacts?
     public var download: DownloadRecord?
     public var meta: [String: JSONValue]?
+    /// What was done in place of the ideal, on an item that is still made
+    /// (a colour profile that could not be used: pixels taken as sRGB).
+    public var warnings: [String]?
     public var error: ErrorRecord?
     public var ms: Double
     /// Modification time of a file source (seconds since 1970): with `bytes`
@@ -183,7 +186,7 @@ public struct ManifestItem: Sendable, Codable, Equatable {
     private enum CodingKeys: String, CodingKey {
         case id, source, status, sha256, bytes, format, width, height, orientation, outputs, duplicateOf
         case placeholder, color, phash, similarTo, video
-        case download, meta, error, ms, modified
+        case download, meta, warnings, error, ms, modified
     }
 
     public init(

@@ -47,7 +47,7 @@ extension JSONFieldKey where Self: CaseIterable & RawRepresentable<String> {
 
 private enum ItemField: String, CaseIterable, JSONFieldKey {
     case id, source, status, sha256, bytes, format, width, height, orientation, outputs, duplicateOf
-    case placeholder, color, phash, similarTo, video, download, meta, error, ms, modified
+    case placeholder, color, phash, similarTo, video, download, meta, warnings, error, ms, modified
     static let order = makeOrder()
 }
 
@@ -136,7 +136,8 @@ extension JSONByteReader {
         var id: String?, source: String?, status: ItemStatus?, sha256: String?, bytes: Int64?, format: String?
         var width: Int?, height: Int?, orientation: Int?, outputs: [ManifestOutput]?, duplicateOf: String?
         var placeholder: Placeholder?, color: String?, phash: String?, similarTo: SimilarReference?
-        var video: VideoFacts?, download: DownloadRecord?, meta: [String: JSONValue]?, error: ErrorRecord?
+        var video: VideoFacts?, download: DownloadRecord?, meta: [String: JSONValue]?, warnings: [String]?
+        var error: ErrorRecord?
         var ms: Double?, modified: Double?
         let read = fields(ItemField.self) { r, key in
             switch key {
@@ -158,6 +159,7 @@ extension JSONByteReader {
             case .video: return r.optional(&video) { $0.videoFacts() }
             case .download: return r.optional(&download) { $0.downloadRecord() }
             case .meta: return r.optional(&meta) { $0.take(UInt8(ascii: "{")) ? $0.object() : nil }
+            case .warnings: return r.optional(&warnings) { $0.array { $0.string() } }
             case .error: return r.optional(&error) { $0.errorRecord() }
             case .ms: ms = r.double(); return ms != nil
             case .modified: return r.optional(&modified) { $0.double() }
@@ -173,6 +175,7 @@ extension JSONByteReader {
         item.phash = phash
         item.similarTo = similarTo
         item.video = video
+        item.warnings = warnings
         return item
     }
 

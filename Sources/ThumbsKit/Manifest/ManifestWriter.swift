@@ -135,6 +135,14 @@ public enum ManifestWriter {
             out.raw(", \"meta\": ")
             out.value(.object(meta))
         }
+        if let warnings = item.warnings {
+            out.raw(", \"warnings\": [")
+            for (index, warning) in warnings.enumerated() {
+                if index > 0 { out.raw(", ") }
+                out.string(warning)
+            }
+            out.raw("]")
+        }
         if let e = item.error {
             out.raw(", \"error\": {\"code\": "); out.string(e.code)
             out.raw(", \"message\": "); out.string(e.message)

@@ -22,6 +22,9 @@ actor DuplicateRegistry {
         var error: ItemError?
         /// A video's facts (`video` in the manifest).
         var video: VideoFacts? = nil
+        /// The leader's warnings (a colour profile that could not be used):
+        /// a duplicate's pixels are the leader's, so are its warnings.
+        var warnings: [String] = []
     }
 
     enum Claim: Sendable {
@@ -155,6 +158,7 @@ private struct StoredOutcome: Codable {
     var errorCode: ItemError.Code?
     var errorMessage: String?
     var video: VideoFacts?
+    var warnings: [String]?
 
     init(_ outcome: DuplicateRegistry.Outcome) {
         leaderID = outcome.leaderID
@@ -172,6 +176,7 @@ private struct StoredOutcome: Codable {
         errorCode = outcome.error?.code
         errorMessage = outcome.error?.message
         video = outcome.video
+        warnings = outcome.warnings.isEmpty ? nil : outcome.warnings
     }
 
     var outcome: DuplicateRegistry.Outcome {
@@ -184,6 +189,7 @@ private struct StoredOutcome: Codable {
         var outcome = DuplicateRegistry.Outcome(leaderID: leaderID, info: info, decoder: decoder, signature: signature,
                                                 outputs: outputs, error: error, video: video)
         outcome.leaderPosition = leaderPosition ?? 0
+        outcome.warnings = warnings ?? []
         return outcome
     }
 }

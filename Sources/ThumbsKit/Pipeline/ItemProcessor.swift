@@ -321,7 +321,7 @@ struct ItemProcessor: Sendable {
             }
             return DuplicateRegistry.Outcome(
                 leaderID: item.id, info: decoded.info, decoder: decoded.decoder, signature: rendered.signature, outputs: outputs, error: nil,
-                video: video
+                video: video, warnings: rendered.warnings
             )
         } catch {
             await memory.release(reserved)
@@ -346,6 +346,7 @@ struct ItemProcessor: Sendable {
             record.color = signature.color
             record.phash = signature.phash
             record.video = outcome.video
+            record.warnings = outcome.warnings.isEmpty ? nil : outcome.warnings
         }
         record.outputs = outcome.outputs
         record.error = outcome.error.map(ErrorRecord.init)

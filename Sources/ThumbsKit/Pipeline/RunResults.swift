@@ -53,7 +53,8 @@ final class RunResults {
         } catch {
             throw .fatal("cannot write \(spoolPath): \(error.text)")
         }
-        report = ReportGatherer(spool: try ReportSpool(file: out.temporaryDirectory + "/" + name + "-failures.tmp"))
+        report = ReportGatherer(spool: try ReportSpool(file: out.temporaryDirectory + "/" + name + "-failures.tmp"),
+                                warningSpool: try ReportSpool(file: out.temporaryDirectory + "/" + name + "-warnings.tmp"))
         outputPaths = trackOutputs ? try OutputPathIndex(path: out.temporaryDirectory + "/" + name + "-outputs.sqlite") : nil
         text.reserve(1 << 20 + 64 * 1024)
     }

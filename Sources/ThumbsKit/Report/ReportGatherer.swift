@@ -3,7 +3,8 @@ import Foundation
 /// What the report needs from every item, gathered in one pass in memory
 /// that does not grow with the items: the charts' counts and sketches, the
 /// first look-alike groups with their first members' tiles, how many tiles
-/// the grid has, and the failures' table rows, which go to a `ReportSpool`
+/// the grid has, and the rows of the failures' and the warnings' tables,
+/// which go to a `ReportSpool` each
 /// (a string for a run, a file for a merge of millions). A run gathers when
 /// its report is written (`ReportWriter`); a merge gathers while it writes
 /// its manifest (`MergedManifestWriter`), so its report needs no full pass.
@@ -19,10 +20,14 @@ final class ReportGatherer {
     /// The rows of the failures table, in chunks (`ReportStyle.chunkSize`).
     let failureRows: ReportSpool
     private(set) var failures = 0
-    private var row = ""
+    /// The rows of the warnings table (an item made, with a warning each
+    /// row), in chunks as the failures'.
+    let warningRows: ReportSpool
+    private(set) var warnings = 0
 
-    init(spool: ReportSpool = ReportSpool()) {
+    init(spool: ReportSpool = ReportSpool(), warningSpool: ReportSpool = ReportSpool()) {
         failureRows = spool
+        warningRows = warningSpool
     }
 
     func add(_ item: ManifestItem) {
@@ -30,6 +35,7 @@ final class ReportGatherer {
         if item.status == .failed {
             addFailure(item)
         } else {
+            for warning in item.warnings ?? [] { addWarning(warning, of: item) }
             if !item.outputs.isEmpty { shown += 1 }
             if let w = item.width, let h = item.height {
                 sizes.add(width: w, height: h)
@@ -72,15 +78,34 @@ final class ReportGatherer {
 
     private func addFailure(_ item: ManifestItem) {
         var out = ""
-        if failures % ReportStyle.chunkSize == 0 {
-            if failures > 0 { out += "</tbody></table></div>\n" }
-            // The first chunk is usually on screen: only later ones skip layout.
-            out += failures == 0 ? "<div>" : "<div class=\"chunk rows\">"
-            out += "<table><colgroup><col class=c1><col class=c2><col></colgroup>"
-            if failures == 0 { out += "<thead><tr><th>Image</th><th>Code</th><th>What went wrong</th></tr></thead>" }
-            out += "<tbody>\n"
-        }
+        Self.openChunk(row: failures, code: "Code", message: "What went wrong", into: &out)
         failures += 1
+        Self.row(item, code: item.error?.code ?? "unknown", message: item.error?.message ?? "no message recorded", into: &out)
+        failureRows.append(out)
+    }
+
+    private func addWarning(_ warning: String, of item: ManifestItem) {
+        var out = ""
+        Self.openChunk(row: warnings, code: "Status", message: "What was done instead", into: &out)
+        warnings += 1
+        Self.row(item, code: item.status.rawValue, message: warning, into: &out)
+        warningRows.append(out)
+    }
+
+    /// Starts a chunk of a table before its row number `row`, when one
+    /// starts there (every `ReportStyle.chunkSize` rows).
+    private static func openChunk(row: Int, code: String, message: String, into out: inout String) {
+        guard row % ReportStyle.chunkSize == 0 else { return }
+        if row > 0 { out += "</tbody></table></div>\n" }
+        // The first chunk is usually on screen: only later ones skip layout.
+        out += row == 0 ? "<div>" : "<div class=\"chunk rows\">"
+        out += "<table><colgroup><col class=c1><col class=c2><col></colgroup>"
+        if row == 0 { out += "<thead><tr><th>Image</th><th>\(code)</th><th>\(message)</th></tr></thead>" }
+        out += "<tbody>\n"
+    }
+
+    /// One row: the item, a short code, a message.
+    private static func row(_ item: ManifestItem, code: String, message: String, into out: inout String) {
         out += "<tr><td><code>"
         out.appendEscaped(item.id)
         out += "</code>"
@@ -90,16 +115,16 @@ final class ReportGatherer {
             out += "</small>"
         }
         out += "</td><td><span class=code>"
-        out.appendEscaped(item.error?.code ?? "unknown")
+        out.appendEscaped(code)
         out += "</span></td><td>"
-        out.appendEscaped(item.error?.message ?? "no message recorded")
+        out.appendEscaped(message)
         out += "</td></tr>\n"
-        failureRows.append(out)
     }
 
-    /// Closes the last chunk of the failures table.
+    /// Closes the last chunk of the failures and the warnings tables.
     func finish() {
         if failures > 0 { failureRows.append("</tbody></table></div>\n") }
+        if warnings > 0 { warningRows.append("</tbody></table></div>\n") }
     }
 }
 

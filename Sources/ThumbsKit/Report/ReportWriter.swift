@@ -64,6 +64,7 @@ public struct ReportWriter {
         summary(into: &out)
         charts(gathered, into: &out)
         try failures(gathered, into: &out, emit: emit)
+        try warnings(gathered, into: &out, emit: emit)
         lookalikes(gathered, into: &out)
         try grid(shown: gathered.shown, into: &out, emit: emit)
         out += "<footer>Made by thumbs \(ReportFormat.escape(manifest.tool.version)) with libvips \(ReportFormat.escape(manifest.tool.libvips)). "
@@ -99,6 +100,7 @@ public struct ReportWriter {
         if let shard = manifest.shard { out += " · shard \(ReportFormat.escape("\(shard)"))" }
         out += "</p>\n<nav><a href=\"#summary\">Summary</a><a href=\"#charts\">Charts</a>"
         out += "<a href=\"#failures\">Failures <span class=count>\(ReportFormat.int(c.failed))</span></a>"
+        if c.warnings > 0 { out += "<a href=\"#warnings\">Warnings <span class=count>\(ReportFormat.int(c.warnings))</span></a>" }
         out += "<a href=\"#lookalikes\">Look-alikes <span class=count>\(ReportFormat.int(statistics.similar.groups))</span></a>"
         out += "<a href=\"#thumbnails\">Thumbnails <span class=count>\(ReportFormat.int(thumbnailed))</span></a></nav>\n</header>\n"
         if manifest.interrupted == true {
@@ -306,9 +308,26 @@ public struct ReportWriter {
             out += "<div class=tablewrap><p class=empty>No failures: every image was thumbnailed.</p></div>\n</section>\n"
             return
         }
+        try table(g.failureRows, into: &out, emit: emit)
+    }
+
+    /// Every warning, beside the failures: items made, but not quite as
+    /// they should be (a colour profile taken as sRGB). No section when
+    /// there is none.
+    private func warnings<Failure: Error>(_ g: ReportGatherer, into out: inout String,
+                                          emit: (String) throws(Failure) -> Void) throws(Failure) {
+        guard g.warnings > 0 else { return }
+        out += "<section id=warnings>\n<h2>Warnings <span class=count>\(ReportFormat.int(g.warnings))</span></h2>\n"
+        out += "<p class=meta>Thumbnails were made for these images, but not quite as they should be.</p>\n"
+        try table(g.warningRows, into: &out, emit: emit)
+    }
+
+    /// A spooled table's rows, handed on piece by piece, and the section's end.
+    private func table<Failure: Error>(_ rows: ReportSpool, into out: inout String,
+                                       emit: (String) throws(Failure) -> Void) throws(Failure) {
         out += "<div class=tablewrap>"
         var failure: Failure?
-        g.failureRows.replay { piece in
+        rows.replay { piece in
             out += piece
             guard failure == nil, out.utf8.count >= Self.pieceSize else { return }
             do throws(Failure) { try emit(out) } catch { failure = error }

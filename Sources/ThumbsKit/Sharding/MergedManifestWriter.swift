@@ -19,7 +19,9 @@ enum MergedManifestWriter {
     ) throws(RunError) -> Written {
         let shards = checked.shards
         var accumulator = StatisticsAccumulator(countLookalikes: false)
-        let report = ReportGatherer(spool: try ReportSpool(file: out.temporaryDirectory + "/report-failures-\(UUID().uuidString).tmp"))
+        let scratch = out.temporaryDirectory + "/report-\(UUID().uuidString)"
+        let report = ReportGatherer(spool: try ReportSpool(file: scratch + "-failures.tmp"),
+                                    warningSpool: try ReportSpool(file: scratch + "-warnings.tmp"))
         let stream = try MergedStream<ManifestItem>(shards, useOrder: checked.useOrder)
         try ManifestLines.write(header, in: out, failing: "cannot merge the shards", what: "merged manifest") { lines, emit in
             let groups = try LookalikeGroupCursor(index: index)

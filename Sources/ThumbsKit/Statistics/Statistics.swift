@@ -20,6 +20,9 @@ public struct Statistics: Sendable, Codable, Equatable {
         public var discovered = 0, ok = 0, unchanged = 0, duplicate = 0, failed = 0, ignored = 0
         /// Folders and files that could not be read (`RunCounters.unreadable`).
         public var unreadable = 0
+        /// Items that carry warnings (`ManifestItem.warnings`): made, but
+        /// not quite as they should be (a colour profile taken as sRGB).
+        public var warnings = 0
     }
 
     public struct Dimensions: Sendable, Codable, Equatable {

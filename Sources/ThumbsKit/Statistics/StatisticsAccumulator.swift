@@ -31,6 +31,7 @@ public struct StatisticsAccumulator: Sendable {
         case .failed: counts.failed += 1
         }
         if item.status == .ok { ms.add(item.ms) }
+        if item.warnings?.isEmpty == false { counts.warnings += 1 }
         if let meta = item.meta {
             for (key, value) in meta {
                 if let n = value.numberValue { numericFields[key, default: QuantileSketch()].add(n) }

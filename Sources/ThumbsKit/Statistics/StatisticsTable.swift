@@ -22,7 +22,8 @@ public struct StatisticsTable: Sendable {
         blocks.append(TextTable(header: ["images", ""], rows: [
             ["discovered", Self.int(c.discovered)], ["ok", Self.int(c.ok)], ["unchanged", Self.int(c.unchanged)],
             ["duplicate", Self.int(c.duplicate)], ["failed", Self.int(c.failed)], ["ignored files", Self.int(c.ignored)],
-        ] + (c.unreadable > 0 ? [["unreadable", Self.int(c.unreadable)]] : [])).render())
+        ] + (c.unreadable > 0 ? [["unreadable", Self.int(c.unreadable)]] : [])
+          + (c.warnings > 0 ? [["with warnings", Self.int(c.warnings)]] : [])).render())
 
         let d = s.downloads
         if d.requests == 0 && d.pages == 0 {

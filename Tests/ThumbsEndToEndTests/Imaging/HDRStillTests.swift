@@ -13,7 +13,7 @@ import XCTest
 /// 600 nits; right half, BT.2020 red, green and blue at 100 nits each, then
 /// a 1000-nit white. The expected greys come from the standards, not from
 /// the code under test: reference white is 203 nits (ITU-R BT.2408), light
-/// below half of it is left as it is, and sRGB's curve encodes it. Read
+/// below 0.8 of it is left as it is, and sRGB's curve encodes it. Read
 /// flat, the 100-nit grey would be 130 instead of 186, and the 1000-nit
 /// white 192 instead of near 255.
 final class HDRStillTests: TemporaryFolderTestCase {

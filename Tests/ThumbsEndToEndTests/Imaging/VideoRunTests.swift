@@ -149,4 +149,38 @@ final class VideoRunTests: TemporaryFolderTestCase {
         XCTAssertEqual(manifest.item("pq.mp4")?.video?.hdr, "pq")
         XCTAssertEqual(manifest.item("hlg.mp4")?.video?.hdr, "hlg")
     }
+
+    /// An SDR clip and its PQ twin made by FFmpeg's zscale (scripts/make-
+    /// video-fixtures.sh): the twin's poster frame keeps at least 0.85 of the
+    /// SDR frame's colourfulness, its brightness within 0.9 to 1.1 times,
+    /// and each of the seven bars its hue within 5 degrees (issue 36).
+    func testAPQTwinLooksLikeItsSDRClip() async throws {
+        let source = root + "/in"
+        try copy(["twin-sdr.mp4": "sdr.mp4", "twin-pq.mp4": "pq.mp4"], to: source)
+        let outcome = try await runThumbs([source], out: root + "/out") {
+            $0.size([320])
+            $0.output.format = .png
+        }
+        XCTAssertEqual(outcome.status, .success)
+        func bars(_ name: String) -> [[Double]] {
+            (0..<7).map { bar in
+                (0..<3).map {
+                    TestImages.mean(root + "/out/320/\(name).png", band: $0, x: 0.125 + (Double(bar) + 0.2) * 0.75 / 7, y: 0.1,
+                                    w: 0.6 * 0.75 / 7, h: 0.4)
+                }
+            }
+        }
+        let sdr = bars("sdr"), pq = bars("pq")
+        let colourfulness = HDRTwinTests.colourfulness(pq) / HDRTwinTests.colourfulness(sdr)
+        XCTAssertGreaterThanOrEqual(colourfulness, 0.85, "\(pq) against \(sdr)")
+        let brightness = pq.joined().reduce(0, +) / sdr.joined().reduce(0, +)
+        XCTAssertEqual(brightness, 1, accuracy: 0.1, "\(pq) against \(sdr)")
+        for (made, wanted) in zip(pq, sdr) {
+            guard let wantedHue = HDRTwinTests.hue(wanted) else { continue }
+            let madeHue = try XCTUnwrap(HDRTwinTests.hue(made), "\(made) became grey")
+            var difference = abs(madeHue - wantedHue).truncatingRemainder(dividingBy: 360)
+            if difference > 180 { difference = 360 - difference }
+            XCTAssertLessThanOrEqual(difference, 5, "\(made) against \(wanted)")
+        }
+    }
 }

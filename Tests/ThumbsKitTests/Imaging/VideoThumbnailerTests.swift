@@ -55,6 +55,18 @@ final class VideoThumbnailerTests: XCTestCase {
         }
     }
 
+    /// The container's duration, as players and ffprobe's `format.duration`
+    /// give it, not the video stream's (3 s here); the poster frame is still
+    /// placed on the stream's.
+    func testTheDurationIsTheContainers() throws {
+        let poster = try poster("longer-container.mp4")
+        XCTAssertEqual(poster.facts.durationSeconds, 3.6, accuracy: 0.001)
+        XCTAssertEqual(poster.facts.frameAtSeconds, 1, accuracy: 0.01)
+        // Where the container gives none, the stream's (no-duration.mkv
+        // has none at all, tested below).
+        XCTAssertEqual(try self.poster("h264.mp4").facts.durationSeconds, 3, accuracy: 0.001)
+    }
+
     func testTheDisplayMatrixTurnsTheFrame() throws {
         // Stored 160×90 with ffmpeg's `rotate=90` tag, which its display
         // matrix records as a quarter turn anticlockwise (ffprobe: rotation

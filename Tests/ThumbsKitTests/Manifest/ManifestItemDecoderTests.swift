@@ -296,7 +296,7 @@ struct RandomItems {
 
     static let keys = ["id", "source", "status", "sha256", "bytes", "format", "width", "height", "orientation", "outputs",
                        "duplicateOf", "placeholder", "color", "phash", "similarTo", "video", "hdr", "download", "size",
-                       "partial", "etag", "lastModified", "meta", "error", "ms", "modified"]
+                       "partial", "etag", "lastModified", "meta", "warnings", "error", "ms", "modified"]
 
     static let fragments = ["a", "Z", "0", " ", "\"", "\\", "/", "\\u", "\n", "\r", "\t", "\u{0}", "\u{1}", "\u{8}", "\u{C}",
                             "\u{1F}", "\u{7F}", "\u{80}", "é", "e\u{301}", "Å", "A\u{30A}", "写真", "😀", "👨‍👩‍👧", "\u{FFFD}",
@@ -375,6 +375,7 @@ struct RandomItems {
             item.download = download
         }
         if chance(0.3) { item.meta = object() }
+        if chance(0.2) { item.warnings = (0..<Int.random(in: 1...3, using: &generator)).map { _ in string() } }
         if chance(0.3) { item.error = ErrorRecord(code: string(), message: string()) }
         if chance(0.5) { item.modified = double() }
         return item
@@ -395,6 +396,7 @@ struct RandomItems {
         item.download = DownloadRecord(url: "http://h/x", status: nil, bytes: 1, attempts: 1, ms: 2.5, etag: "\"e\"", lastModified: "l")
         item.download?.size = 10
         item.download?.partial = true
+        item.warnings = ["w\"a\\rn 写真", ""]
         return item
     }()
 

@@ -66,7 +66,7 @@ final class StatisticsTests: XCTestCase {
             XCTAssertNotNil(json[key], key)
         }
         let counts = json["counts"] as! [String: Any]
-        XCTAssertEqual(Set(counts.keys), ["discovered", "ok", "unchanged", "duplicate", "failed", "ignored", "unreadable"])
+        XCTAssertEqual(Set(counts.keys), ["discovered", "ok", "unchanged", "duplicate", "failed", "ignored", "unreadable", "warnings"])
         let downloads = json["downloads"] as! [String: Any]
         XCTAssertEqual(Set(downloads.keys), ["requests", "ok", "failed", "retries", "notModified", "bytes", "pages", "byStatus", "partial", "bytesSaved"])
         let summary = (json["time"] as! [String: Any])["perImageMs"] as! [String: Any]

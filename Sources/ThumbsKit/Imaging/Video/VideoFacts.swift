@@ -2,7 +2,8 @@
 /// its duration, codec and frame rate, when its poster frame was taken,
 /// and whether it was HDR and tone-mapped.
 public struct VideoFacts: Sendable, Codable, Equatable, Hashable {
-    /// Seconds; 0 when the container does not say.
+    /// Seconds: the container's duration, as players show it (ffprobe's
+    /// `format.duration`), else the video stream's; 0 when neither says.
     public var durationSeconds: Double
     /// libavcodec's short name: `h264`, `hevc`, `vp9`, `av1`, `mpeg4`…
     public var codec: String
