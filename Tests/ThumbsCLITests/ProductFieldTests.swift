@@ -90,7 +90,14 @@ final class ProductFieldTests: XCTestCase {
     }
 
     /// Manifest fields PRODUCT.md names that open issues are still building.
-    static let awaitedManifestFields: [String: String] = [:]
+    static let awaitedManifestFields: [String: String] = [
+        "read": "issue 35: a source read only as far as its embedded preview (camera JPEGs and RAWs)",
+    ]
+
+    /// stats.json fields PRODUCT.md names that open issues are still building.
+    static let awaitedStatisticsFields: [String: String] = [
+        "read": "issue 35: bytes of file sources read, against their sizes",
+    ]
 
     func testEveryStatisticsFieldOfTheContractIsWritten() throws {
         let product = try ProductOptionTests.productText()
@@ -98,7 +105,11 @@ final class ProductFieldTests: XCTestCase {
         XCTAssertGreaterThan(named.count, 40, "the stats sketch was not read: \(named.sorted())")
         let statistics = Statistics(manifest: try Self.fullManifest())
         let written = Self.keys(of: try JSONSerialization.jsonObject(with: JSONCoding.encode(statistics)))
-        XCTAssertEqual(named.subtracting(written).sorted(), [], "named by PRODUCT.md's stats.json but not written by thumbs")
+        let awaited = Set(Self.awaitedStatisticsFields.keys)
+        XCTAssertEqual(named.subtracting(written).subtracting(awaited).sorted(), [],
+                       "named by PRODUCT.md's stats.json but not written by thumbs")
+        XCTAssertEqual(awaited.intersection(written).sorted(), [],
+                       "now written by thumbs: remove from ProductFieldTests.awaitedStatisticsFields")
     }
 
     func testTheSketchParserReadsWhatItShould() throws {
