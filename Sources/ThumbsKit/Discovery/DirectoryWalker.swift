@@ -132,7 +132,13 @@ public struct DirectoryWalker: Sendable {
             if link.kind == .symbolicLink {
                 do {
                     let followed = try FileInfo.lookup(pathBytes: pathBytes, followLinks: true)
-                    if followed.kind == .directory { continue }  // links to folders are not followed
+                    if followed.kind == .directory {
+                        // Links to folders are not followed (no loops), but
+                        // counted and named, as FIFOs and sockets are.
+                        result.specialFiles.append(Skipped(relativePath: rel, path: path, reason: "a link to a folder; not followed"))
+                        result.ignored += 1
+                        continue
+                    }
                     target = followed
                 } catch {
                     problem = error == .linkLoop ? "symbolic link loop" : "broken symbolic link (\(error.text))"

@@ -1,9 +1,12 @@
+import Foundation
+
 /// `SourceResolver.finalise` over a run's items in a spool (`SourceItems`):
 /// unique ids, then output names, with the sets that need every item in a
 /// scratch SQLite database (`ScratchStringSet`, `NameAssigner`), so that
 /// memory does not grow with the items. Also narrows the items to
-/// `--shard`, with the order of the whole run (`ShardOrder`), and finds the
-/// file sizes that occur twice (`sharedSizes`).
+/// `--shard`, with the order of the whole run (`ShardOrder`, written to a
+/// scratch file as it is made: `ScratchText`), and finds the file sizes
+/// that occur twice (`sharedSizes`, counted in the scratch database).
 ///
 /// Three passes over the items, each forward:
 /// 1. every id into the set of ids; the positions of those already there
@@ -17,11 +20,13 @@
 enum SourceFinaliser {
     struct Finalised {
         var items: SourceItems
-        /// With a shard: every item's shard, in the run's order.
-        var shardOrder: String?
+        /// With a shard: every item's shard, in the run's order, in a file
+        /// (about 2 bytes an item: never held).
+        var shardOrder: ScratchText?
         /// File sizes that occur more than once among the kept items: an
         /// item of a size no other has cannot be a duplicate, and skips
-        /// its hash.
+        /// its hash. Only the shared sizes are held, found by SQLite from a
+        /// table of every size (not an array of them).
         var sharedSizes: Set<Int64>
     }
 
@@ -49,6 +54,7 @@ enum SourceFinaliser {
             CREATE TABLE repeats(pos INTEGER PRIMARY KEY);
             CREATE TABLE suffixes(key BLOB PRIMARY KEY, next INTEGER NOT NULL) WITHOUT ROWID;
             CREATE TABLE new_ids(pos INTEGER PRIMARY KEY, id TEXT NOT NULL);
+            CREATE TABLE sizes(size INTEGER NOT NULL);
             """)
 
         // 1. The set of ids as given; the positions of repeats.
@@ -88,9 +94,9 @@ enum SourceFinaliser {
         var nextNewID: (index: Int, id: String)? = try newIDs.step() ? (newIDs.int(0), newIDs.text(1)) : nil
         let namer = try NameAssigner(database, expected: count)
         let kept = try SourceItems(scratchFolder: items.scratchFolder)
-        var shardOrder = ""
-        var sizes: [Int64] = []
-        if shard == nil { sizes.reserveCapacity(count) }
+        let folder = items.scratchFolder ?? DiscoveryScratch.systemFolder
+        let shardOrder = try shard.map { _ in try ScratchText(path: folder + "/shard-order-\(UUID().uuidString).txt") }
+        let addSize = try database.prepare("INSERT INTO sizes VALUES (?)")
         for index in 0..<count {
             var item = items[index]
             if let renamed = nextNewID, renamed.index == index {
@@ -98,15 +104,22 @@ enum SourceFinaliser {
                 nextNewID = try newIDs.step() ? (newIDs.int(0), newIDs.text(1)) : nil
             }
             item.outputName = try namer.next(stem: stem(of: item), extension: OutputNamer.fileExtension(of: item.source))
-            if let shard {
-                ShardOrder.append(item.id, count: shard.count, to: &shardOrder)
+            if let shard, let shardOrder {
+                try shardOrder.add(separator: ",") { $0.int(ShardPartition.shard(of: item.id, count: shard.count)) }
                 guard ShardPartition.contains(item.id, shard: shard) else { continue }
             }
-            if case .file(_, let size, _) = item.origin { sizes.append(size) }
+            if case .file(_, let size, _) = item.origin {
+                addSize.bind(1, size)
+                try addSize.run()
+            }
             kept.append(item)
         }
         try kept.finishWriting()
-        return Finalised(items: kept, shardOrder: shard == nil ? nil : shardOrder, sharedSizes: sharedSizes(&sizes))
+        try shardOrder?.finishWriting()
+        var shared = Set<Int64>()
+        let repeated = try database.prepare("SELECT size FROM sizes GROUP BY size HAVING COUNT(*) > 1")
+        while try repeated.step() { shared.insert(repeated.int64(0)) }
+        return Finalised(items: kept, shardOrder: shardOrder, sharedSizes: shared)
     }
 
     /// The wanted output name before sanitising. List ids keep their dots

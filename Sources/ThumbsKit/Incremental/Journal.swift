@@ -80,7 +80,7 @@ final class Journal: @unchecked Sendable {
             throw .fatal("cannot write the journal \(path): \(error.text)")
         }
         if !keepExisting || FileDescriptor.seekToEnd(descriptor) == 0 {
-            appendLine(try? encoder.encode(Header(settings: settings)))
+            appendLine(encoded(Header(settings: settings), what: "its header"))
         }
         synchronise()
         do {
@@ -91,8 +91,32 @@ final class Journal: @unchecked Sendable {
         if let failure { throw .fatal(failure) }
     }
 
+    /// Whether the journal is open (until `remove`): what a run wrote to it
+    /// stays for the next run to resume from.
+    var isOpen: Bool { descriptor >= 0 }
+
     func append(_ item: ManifestItem) {
-        appendLine(try? encoder.encode(item))
+        appendLine(encoded(item, what: "the record of \(item.id)"))
+    }
+
+    /// `value` as JSON; nil, with a failure kept in `failure`, when it cannot
+    /// be encoded (a number JSON cannot hold, such as NaN): a record left out
+    /// in silence would be an item the next run cannot resume.
+    private func encoded<T: Encodable>(_ value: T, what: String) -> Data? {
+        do {
+            return try encoder.encode(value)
+        } catch {
+            if failure == nil { failure = "cannot write the journal \(path): \(what) cannot be written as JSON (\(Self.describe(error)))" }
+            return nil
+        }
+    }
+
+    private static func describe(_ error: Error) -> String {
+        if case EncodingError.invalidValue(let value, let context) = error {
+            let at = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return "\(value) at \(at.isEmpty ? "its top" : at)"
+        }
+        return "\(error)"
     }
 
     /// Whether the lines written since the last flush are due for one.

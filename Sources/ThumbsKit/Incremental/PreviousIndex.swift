@@ -57,6 +57,14 @@ final class PreviousIndex: @unchecked Sendable {
     private var seen: [UInt64] = []
     private(set) var count = 0
     private(set) var seenCount = 0
+    /// Rows of `leftovers` (`kept` records of items that are items too).
+    private(set) var leftoverCount = 0
+    /// Whether the records of manifest.json may be reused (`record(for:)`):
+    /// not after a settings change or with `--force`, when they are known
+    /// only for what is gone and what is no longer produced (`forEachRecord`).
+    /// The journal's are always: it is kept only with the run's settings.
+    var manifestReusable = true
+    private var addLeftover: SQLiteStatement?
 
     /// An empty index at `path` (`SQLiteDatabase.inMemory` for a dry run),
     /// whatever was there before removed.
@@ -65,8 +73,11 @@ final class PreviousIndex: @unchecked Sendable {
         try database.execute("""
             CREATE TABLE items(row INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, file INTEGER NOT NULL,
                                offset INTEGER NOT NULL, length INTEGER NOT NULL);
+            CREATE TABLE leftovers(row INTEGER PRIMARY KEY, id TEXT NOT NULL, file INTEGER NOT NULL,
+                                   offset INTEGER NOT NULL, length INTEGER NOT NULL);
             BEGIN;
             """)
+        addLeftover = try database.prepare("INSERT INTO leftovers(id, file, offset, length) VALUES (?, ?, ?, ?)")
         find = try database.prepare("SELECT row, file, offset, length FROM items WHERE id = ?")
         upsert = try database.prepare("""
             INSERT INTO items(id, file, offset, length) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE
@@ -97,27 +108,64 @@ final class PreviousIndex: @unchecked Sendable {
                 try add(id: item.id, file: 2, offset: loaded.count, length: 0)
                 loaded.append(item)
             }
+            for item in source.header.kept ?? [] {
+                try addKept(id: item.id, file: 2, offset: loaded.count, length: 0)
+                loaded.append(item)
+            }
             return
         }
-        guard let lines = source.itemLines(), let fd = source.descriptor else { return }
+        guard let fd = source.descriptor, let lines = source.itemLines() ?? source.linesAfterEmptyItems() else { return }
         manifest = fd
         owner = source
         do {
-            while true {
-                let offset = lines.offset
-                guard let line = try lines.next() else {
-                    throw RunError.usage("\(source.path) is not a valid thumbs manifest: it ends inside its items (a file cut short?)")
-                }
-                if line.elementsEqual("  ]".utf8) { break }
-                guard let (id, start, length) = Self.itemID(in: line) else {
-                    throw RunError.usage("\(source.path) is not a valid thumbs manifest: an item line at byte \(offset) does not start with its id")
-                }
-                try add(id: id, file: 0, offset: offset + start, length: length)
+            if source.itemLines() != nil { try addLines(of: lines, source: source, kept: false) }
+            // The `kept` records, when the items are followed by them.
+            if let line = try lines.next(), line.elementsEqual(Self.keptOpen) {
+                try addLines(of: lines, source: source, kept: true)
             }
         } catch let error as RunError {
             throw error
         } catch {
             throw .usage("cannot read manifest \(source.path): \(error)")
+        }
+    }
+
+    private static let keptOpen = Array(ManifestWriter.keptOpen.dropFirst().utf8)
+
+    /// Adds the item lines up to the `  ]` that ends them: items, or `kept`
+    /// records (`addKept`).
+    private func addLines(of lines: FileLines, source: ManifestSource, kept: Bool) throws {
+        while true {
+            let offset = lines.offset
+            guard let line = try lines.next() else {
+                throw RunError.usage("\(source.path) is not a valid thumbs manifest: it ends inside its items (a file cut short?)")
+            }
+            if line.elementsEqual("  ]".utf8) { return }
+            guard let (id, start, length) = Self.itemID(in: line) else {
+                throw RunError.usage("\(source.path) is not a valid thumbs manifest: an item line at byte \(offset) does not start with its id")
+            }
+            if kept {
+                try addKept(id: id, file: 0, offset: offset + start, length: length)
+            } else {
+                try add(id: id, file: 0, offset: offset + start, length: length)
+            }
+        }
+    }
+
+    /// A `kept` record: a record like the items' when its id is not one
+    /// (a source the last run did not see: found again, it is reused), else
+    /// a leftover, known only for the outputs it left (`forEachRecord`).
+    private func addKept(id: String, file: Int, offset: Int, length: Int) throws(RunError) {
+        if locate(id, markSeen: false) == nil { return try add(id: id, file: file, offset: offset, length: length) }
+        guard let addLeftover else { return }
+        addLeftover.bind(1, id)
+        addLeftover.bind(2, file)
+        addLeftover.bind(3, offset)
+        addLeftover.bind(4, length)
+        do {
+            try addLeftover.run()
+        } catch {
+            throw .fatal("cannot index the previous run: \(error.message)")
         }
     }
 
@@ -164,10 +212,14 @@ final class PreviousIndex: @unchecked Sendable {
     /// Ends the building: counts the records and makes room for their bits.
     func finishBuilding() throws(RunError) {
         upsert = nil
+        addLeftover = nil
         do {
             let rows = try database.prepare("SELECT COALESCE(MAX(row), 0) FROM items")
             _ = try rows.step()
             count = rows.int(0)
+            let leftovers = try database.prepare("SELECT COUNT(*) FROM leftovers")
+            _ = try leftovers.step()
+            leftoverCount = leftovers.int(0)
         } catch {
             throw .fatal("cannot index the previous run: \(error.message)")
         }
@@ -222,6 +274,7 @@ final class PreviousIndex: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let (row, place) = locate(id, markSeen: true) else { return nil }
+        if !manifestReusable, Self.isManifest(place) { return nil }
         if case .loaded(let index) = place { return loaded[index] }
         if let cached = cache[row] { return cached.id == id ? cached : nil }
         fillCache(from: row)
@@ -231,15 +284,88 @@ final class PreviousIndex: @unchecked Sendable {
         return record
     }
 
+    /// Whether the end of the run must go over the records
+    /// (`OutputPruner`): some not seen, none reusable, or leftovers kept.
+    var needsSettling: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return count > 0 && (!manifestReusable || seenCount < count || leftoverCount > 0)
+    }
+
+    /// Whether a record lies in manifest.json (read whole or by lines).
+    private static func isManifest(_ place: Place) -> Bool {
+        switch place {
+        case .loaded: return true
+        case .line(let file, _, _): return file == 0
+        }
+    }
+
+    /// Every record, reusable or not (`manifestReusable`), in the last
+    /// run's order, with whether this run has seen its id; then the
+    /// leftovers of `kept` (outputs a record of an item left), given as
+    /// seen: their item is the record that is gone or not, and its outputs
+    /// a leftover's are not asked for anyway. Decodes in batches, holding one batch;
+    /// a line that does not decode is skipped. Blocking: for the end of the
+    /// run (what is gone, what is no longer produced: `OutputPruner`).
+    func forEachRecord(_ body: (ManifestItem, _ seen: Bool) throws -> Void) rethrows {
+        var row = 1
+        while row <= count {
+            let batch: [(ManifestItem, Bool)] = withLock {
+                fillCache(from: row, all: true)
+                return (row..<min(row + Self.batch, count + 1)).compactMap { r in
+                    cache[r].map { ($0, isSeen(row: r)) }
+                }
+            }
+            for (record, seen) in batch { try body(record, seen) }
+            row += Self.batch
+        }
+        var after = 0
+        while true {
+            let (batch, last): ([(ManifestItem, Bool)], Int?) = withLock {
+                guard let rows = try? leftoversAhead(after: after), let last = rows.last else { return ([], nil) }
+                let records: [(ManifestItem, Bool)] = rows.compactMap { (_, id, file, offset, length) in
+                    let record = file == 2 ? loaded[offset] : readOne(.line(file: file, offset: offset, length: length))
+                    guard let record, record.id == id else { return nil }
+                    return (record, true)
+                }
+                return (records, last.0)
+            }
+            guard let last else { break }
+            after = last
+            for (record, seen) in batch { try body(record, seen) }
+        }
+    }
+
+    private func withLock<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+
+    private func isSeen(row: Int) -> Bool {
+        row < seen.count * 64 && seen[row / 64] & (UInt64(1) << UInt64(row % 64)) != 0
+    }
+
+    private func leftoversAhead(after row: Int) throws(SQLiteDatabase.Failure) -> [(Int, String, Int, Int, Int)] {
+        let rows = try database.prepare("SELECT row, id, file, offset, length FROM leftovers WHERE row > ? ORDER BY row LIMIT 64")
+        rows.bind(1, row)
+        var found: [(Int, String, Int, Int, Int)] = []
+        while try rows.step() { found.append((rows.int(0), rows.text(1), rows.int(2), rows.int(3), rows.int(4))) }
+        return found
+    }
+
     /// Records read ahead, by row: the last batch or two.
     private var cache: [Int: ManifestItem] = [:]
     static let batch = 64
 
     /// Reads the records of rows `row`… (up to `batch`) into `cache`; a
     /// line that does not decode is left out.
-    private func fillCache(from row: Int) {
-        if cache.count > 2 * Self.batch { cache.removeAll(keepingCapacity: true) }
+    private func fillCache(from row: Int, all: Bool = false) {
+        if cache.count > 2 * Self.batch || all { cache.removeAll(keepingCapacity: true) }
         guard let rows = try? rowsAhead(from: row) else { return }
+        if all {
+            for (r, file, offset, _) in rows where file == 2 { cache[r] = loaded[offset] }
+        }
         // Rows that lie one after the other in one file are read at once:
         // one `pread` for a batch of a manifest's lines, not one a line.
         var k = 0

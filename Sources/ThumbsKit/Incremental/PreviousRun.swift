@@ -29,13 +29,21 @@ final class PreviousRun: Sendable {
         self.outputsSettled = outputsSettled
     }
 
-    /// No earlier run (`--force`).
+    /// No earlier run (tests).
     static var empty: PreviousRun { PreviousRun(settingsMatch: false, resumed: false, unreadableManifest: nil, index: nil) }
 
-    /// The records of the last run: items of the manifest (with the current
-    /// settings only), then those of the journal, which win. The index goes
-    /// to `indexPath` (under OUT/.thumbs/; nil: in memory, for a dry run).
-    static func load(manifestPath: String, journalPath: String, settings: OutputSettings, indexPath: String? = nil) -> PreviousRun {
+    /// The records of the last run: items (and `kept` records) of the
+    /// manifest, then those of the journal (of the current settings only),
+    /// which win. The index goes to `indexPath` (under OUT/.thumbs/; nil: in
+    /// memory, for a dry run).
+    ///
+    /// After a settings change, or with `force`, the manifest's records are
+    /// still indexed but never reused (`record(for:)` does not give them):
+    /// they say what is gone and what is no longer produced (`OutputPruner`),
+    /// which a run that forgot them would leave in OUT forever. `force`
+    /// also leaves the journal aside: nothing of it is reused either.
+    static func load(manifestPath: String, journalPath: String, settings: OutputSettings, indexPath: String? = nil,
+                     force: Bool = false) -> PreviousRun {
         var unreadable: String?
         var source: ManifestSource?
         let manifestInfo = FileInfo.of(pathBytes: Array(manifestPath.utf8), followLinks: false)
@@ -51,8 +59,7 @@ final class PreviousRun: Sendable {
             }
         }
         let settingsMatch = source.map { $0.header.settings == settings } ?? true
-        if !settingsMatch { source = nil }
-        let journal = JournalRecords.open(path: journalPath, settings: settings)
+        let journal = force ? nil : JournalRecords.open(path: journalPath, settings: settings)
         guard source != nil || journal != nil else {
             return PreviousRun(settingsMatch: settingsMatch, resumed: false, unreadableManifest: unreadable, index: nil)
         }
@@ -64,6 +71,7 @@ final class PreviousRun: Sendable {
             return PreviousRun(settingsMatch: settingsMatch, resumed: false,
                                unreadableManifest: unreadable ?? "cannot index it: \(error.message)", index: nil)
         }
+        index.manifestReusable = settingsMatch && !force
         if let source {
             do {
                 try index.addManifest(source)
@@ -72,7 +80,7 @@ final class PreviousRun: Sendable {
                 // the whole file did not decode.
                 if let journal { try? FileDescriptor.close(journal.descriptor) }
                 index.remove()
-                return load(manifestPath: "", journalPath: journalPath, settings: settings, indexPath: indexPath)
+                return load(manifestPath: "", journalPath: journalPath, settings: settings, indexPath: indexPath, force: force)
                     .unreadable(because: error.message)
             }
         }
@@ -112,6 +120,15 @@ final class PreviousRun: Sendable {
         index?.markSeen(id)
     }
 
+    /// Every record of the last run, reusable or not, with whether this
+    /// run saw its id (`PreviousIndex.forEachRecord`). Blocking.
+    func forEachRecord(_ body: (ManifestItem, _ seen: Bool) throws -> Void) rethrows {
+        try index?.forEachRecord(body)
+    }
+
+    /// Whether anything of the last run may be gone or no longer produced.
+    var needsSettling: Bool { index?.needsSettling ?? false }
+
     /// Ids of the last run that this run did not see, in the last run's
     /// order: the sources gone since (once every item was looked up).
     func unseen() -> [String] {
@@ -150,12 +167,13 @@ final class PreviousRun: Sendable {
 
 extension PreviousRun {
     /// The earlier record of a file source that still has the same size and
-    /// modification time, made with the current settings and not failed.
+    /// modification time, made with the current settings and not failed
+    /// (`record(for:)` gives only records of the current settings).
     /// Says nothing about its outputs (see `unchangedRecord`). Reads the
     /// record from its file.
     func unchangedSource(_ item: SourceItem) -> ManifestItem? {
         // Looked up first: the lookup marks the id seen whatever follows.
-        guard let record = record(for: item.id), settingsMatch, record.status != .failed,
+        guard let record = record(for: item.id), record.status != .failed,
               case .file(_, let size, let modified) = item.origin,
               record.bytes == size, let recorded = record.modified, abs(recorded - modified) < 1e-6
         else { return nil }

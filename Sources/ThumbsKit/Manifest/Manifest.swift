@@ -19,6 +19,14 @@ public struct Manifest: Sendable, Codable, Equatable {
     /// Counters that only the run knows (downloads, ignored files, wall time).
     public var run: RunCounters?
     public var items: [ManifestItem]
+    /// The last runs' records of outputs this run left in place without
+    /// producing them: sources it did not see (gone while `--max-prune`
+    /// refused, or without `--prune`; below a folder it could not read; past
+    /// a list cut short), and outputs of a size or format no longer asked
+    /// for. Not items: never counted, reported or verified; kept so that the
+    /// next run still knows them (a remounted disk is found unchanged, a
+    /// later `--prune` removes what they left). Written after `items`.
+    public var kept: [ManifestItem]?
 
     public struct Tool: Sendable, Codable, Equatable {
         public var name: String
@@ -35,7 +43,7 @@ public struct Manifest: Sendable, Codable, Equatable {
     public init(
         tool: Tool, startedAt: String, finishedAt: String, settings: OutputSettings,
         shard: Shard? = nil, interrupted: Bool? = nil, gone: [String]? = nil,
-        run: RunCounters? = nil, items: [ManifestItem]
+        run: RunCounters? = nil, items: [ManifestItem], kept: [ManifestItem]? = nil
     ) {
         self.tool = tool
         self.startedAt = startedAt
@@ -46,6 +54,7 @@ public struct Manifest: Sendable, Codable, Equatable {
         self.gone = gone
         self.run = run
         self.items = items
+        self.kept = kept
     }
 }
 
@@ -65,6 +74,9 @@ public struct RunCounters: Sendable, Codable, Equatable {
     /// Folders and files the walk could not read (stats.json
     /// `counts.unreadable`); absent in manifests of older versions.
     public var unreadable: Int?
+    /// Sources gone since the last run (the ids are the manifest's `gone`,
+    /// which a run writes without holding); absent when none.
+    public var gone: Int?
 
     public init(
         ignored: Int = 0, wallSeconds: Double = 0, downloads: DownloadCounters = DownloadCounters(),

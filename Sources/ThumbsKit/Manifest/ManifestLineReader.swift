@@ -33,6 +33,19 @@ enum ManifestLineReader {
         }
         guard index < fileLines.endIndex, let items = decodeItems(itemLines) else { return nil }
         manifest.items = items
+        // The `kept` records, on the lines after the items' `  ]`.
+        index = fileLines.index(after: index)
+        guard index < fileLines.endIndex, fileLines[index] == Data(ManifestWriter.keptOpen.dropFirst().utf8) else { return manifest }
+        var keptLines: [Data.SubSequence] = []
+        index = fileLines.index(after: index)
+        while index < fileLines.endIndex, fileLines[index] != Data("  ]".utf8) {
+            var line = fileLines[index].drop(while: { $0 == 0x20 })
+            if line.last == UInt8(ascii: ",") { line = line.dropLast() }
+            keptLines.append(line)
+            index = fileLines.index(after: index)
+        }
+        guard index < fileLines.endIndex, let kept = decodeItems(keptLines) else { return nil }
+        manifest.kept = kept
         return manifest
     }
 

@@ -19,6 +19,8 @@ final class ManifestSource {
     let order: OrderText?
     private let fd: Int32?
     private let itemsOffset: Int
+    /// With `"items": []`, where the line after it starts (`kept` may follow).
+    private var emptyItemsEnd = -1
     private let loaded: [ManifestItem]?
 
     /// Where `run.shardOrder`'s text lies, and its digest (shards of one run
@@ -61,7 +63,7 @@ final class ManifestSource {
         } catch {
             throw .usage("cannot read manifest \(path): \(error)")
         }
-        let parsed: (header: Manifest, order: OrderText?, itemsOffset: Int)?
+        let parsed: (header: Manifest, order: OrderText?, itemsOffset: Int, emptyItemsEnd: Int)?
         do {
             parsed = try readHeader(fd)
         } catch {
@@ -85,7 +87,9 @@ final class ManifestSource {
             throw .usage("\(path) is not a thumbs manifest (schema \(parsed.header.schema))")
         }
         keep = true
-        return ManifestSource(path: path, header: parsed.header, order: parsed.order, fd: fd, itemsOffset: parsed.itemsOffset, loaded: nil)
+        let source = ManifestSource(path: path, header: parsed.header, order: parsed.order, fd: fd, itemsOffset: parsed.itemsOffset, loaded: nil)
+        source.emptyItemsEnd = parsed.emptyItemsEnd
+        return source
     }
 
     /// The items from the first, one at a time.
@@ -107,6 +111,13 @@ final class ManifestSource {
         return FileLines(fd: fd, from: itemsOffset, owner: self)
     }
 
+    /// The lines after `"items": []`, where the manifest's `kept` records
+    /// may follow (`PreviousIndex`); nil when the items are not empty.
+    func linesAfterEmptyItems() -> FileLines? {
+        guard loaded == nil, itemsOffset < 0, emptyItemsEnd >= 0, let fd else { return nil }
+        return FileLines(fd: fd, from: emptyItemsEnd, owner: self)
+    }
+
     /// The items of a manifest in another layout, decoded whole when opened.
     var loadedItems: [ManifestItem]? { loaded }
 
@@ -126,10 +137,11 @@ final class ManifestSource {
     private static let itemsEmpty = Array("  \"items\": []".utf8)
     private static let runPrefix = Array("  \"run\": ".utf8)
     private static let orderKey = Array("\"shardOrder\":\"".utf8)
+    private static let goneOpen = Array("  \"gone\": [".utf8)
 
     /// The header of a manifest in `ManifestWriter`'s layout, the order's
     /// place and the offset of the first item line; nil for another layout.
-    private static func readHeader(_ fd: Int32) throws(SystemError) -> (header: Manifest, order: OrderText?, itemsOffset: Int)? {
+    private static func readHeader(_ fd: Int32) throws(SystemError) -> (header: Manifest, order: OrderText?, itemsOffset: Int, emptyItemsEnd: Int)? {
         let lines = FileLines(fd: fd, from: 0)
         guard let first = try lines.next(), first.elementsEqual("{".utf8) else { return nil }
         var text: [UInt8] = Array("{\n".utf8)
@@ -141,6 +153,12 @@ final class ManifestSource {
                 text += line
                 text.append(0x0A)
                 order = found
+                continue
+            }
+            // `gone`, one id an item gone (millions after an unmount), is
+            // not read into the header: no reader of a manifest needs it.
+            if try lines.require(goneOpen.count), lines.unread.starts(with: goneOpen) {
+                guard try skipLine(lines) else { return nil }
                 continue
             }
             guard let line = try lines.next() else { return nil }
@@ -156,7 +174,20 @@ final class ManifestSource {
         guard var header = try? JSONDecoder().decode(Manifest.self, from: Data(text)) else { return nil }
         header.items = []
         if order != nil { header.run?.shardOrder = nil }
-        return (header, order, itemsOffset)
+        return (header, order, itemsOffset, empty ? lines.offset : -1)
+    }
+
+    /// Passes over a line of any length without holding it.
+    private static func skipLine(_ lines: FileLines) throws(SystemError) -> Bool {
+        while true {
+            let unread = lines.unread
+            if let newline = unread.firstIndex(of: 0x0A) {
+                lines.consume(newline + 1)
+                return true
+            }
+            lines.consume(unread.count)
+            if try !lines.fill() { return false }
+        }
     }
 
     /// The `run` line with its shardOrder's text left out (`"shardOrder":""`),

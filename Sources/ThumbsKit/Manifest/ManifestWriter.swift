@@ -61,9 +61,25 @@ public enum ManifestWriter {
             write(item, into: &out)
             try flush()
         }
-        out.raw(manifest.items.isEmpty ? "]\n}\n" : "\n  ]\n}\n")
+        out.raw(manifest.items.isEmpty ? "]" : "\n  ]")
+        if let kept = manifest.kept, !kept.isEmpty {
+            out.raw(keptOpen)
+            for (index, item) in kept.enumerated() {
+                out.raw(index == 0 ? "\n    " : ",\n    ")
+                write(item, into: &out)
+                try flush()
+            }
+            out.raw("\n  ]")
+        }
+        out.raw("\n}\n")
         try flush(true)
     }
+
+    /// What opens `kept` after the items' `  ]`: on a line of its own that
+    /// starts with the comma, so that every reader that stops at the items'
+    /// `  ]` line (`ManifestSource`, `ManifestLineReader`, older versions)
+    /// reads the items as before.
+    static let keptOpen = "\n  , \"kept\": ["
 
     static func write(_ item: ManifestItem, into out: inout JSONText) {
         var similarAt = 0

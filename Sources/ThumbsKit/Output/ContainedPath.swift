@@ -99,12 +99,24 @@ final class ContainedPath {
                 failure = error
             }
             if failure == .noEntry && create && attempt == 0 {
+                var made = true
                 do {
                     try PathChanges.makeFolder(name, inFolder: parent, permissions: 0o755)
                 } catch {
                     // `.exists`: made by another thread meanwhile; open it again.
                     if error != .exists {
                         throw Refusal(message: "cannot create folder \(shown) in the output folder: \(error.text)", cause: error)
+                    }
+                    made = false
+                }
+                // The new folder's name is durable only once its parent is
+                // flushed: else a power cut can lose the folder and the
+                // thumbnails written into it since.
+                if made {
+                    do {
+                        try FileDescriptor.synchroniseFolder(parent)
+                    } catch {
+                        throw Refusal(message: "cannot flush the folder holding \(shown) in the output folder: \(error.text)", cause: error)
                     }
                 }
                 continue

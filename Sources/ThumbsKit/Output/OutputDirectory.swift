@@ -172,13 +172,21 @@ public final class OutputDirectory: Sendable {
     }
 }
 
-/// `mkdir -p`, returning what went wrong in words (nil on success).
+/// `mkdir -p`, returning what went wrong in words (nil on success). Each
+/// folder it creates has its parent flushed, so that a power cut does not
+/// lose it with what is written into it afterwards.
 func makeDirectories(_ path: String) -> String? {
     var prefix = path.hasPrefix("/") ? "" : "."
     for part in path.split(separator: "/") {
+        let parent = prefix.isEmpty ? "/" : prefix
         prefix += "/" + part
         do {
             try PathChanges.makeFolder(prefix, permissions: 0o755)
+            do {
+                try FileDescriptor.synchroniseFolder(parent)
+            } catch {
+                return "\(parent): cannot flush the new folder \(part): \(error.text)"
+            }
         } catch {
             if error != .exists { return "\(prefix): \(error.text)" }
         }

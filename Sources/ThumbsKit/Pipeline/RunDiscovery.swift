@@ -22,7 +22,7 @@ struct RunDiscovery {
         var fetcher: (any RemoteFetching)?
         var downloadCounters: (@Sendable () async -> DownloadCounters)?
         /// With `--shard`: every item's shard, in the run's order (`ShardOrder`).
-        var shardOrder: String?
+        var shardOrder: ScratchText?
         /// Why the run exits 3 once its manifest, stats and report are
         /// written (a list cut short at a `next` link thumbs refuses): one
         /// line each, shown last.

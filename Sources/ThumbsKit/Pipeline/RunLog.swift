@@ -19,7 +19,7 @@ struct RunLog {
     /// The journal could not be written (`Journal.failure`): one line.
     func journalFailed(_ failure: String) {
         console.event("journal-failed", level: .error,
-                      "\(failure); no new image was started after it, since a run stopped from then on could not resume; the manifest is still written, exit 3",
+                      "\(failure); no new image was started after it, since a run stopped from then on could not resume; the manifest is written next if the disk takes it, else the journal keeps the images finished so far and the next run resumes from it; exit 3",
                       fields: ["problem": .string(failure)])
     }
 
@@ -52,7 +52,10 @@ struct RunLog {
 
     /// The summary lines, and the `finish` event with the counts and where
     /// the time went (in JSON logs always, in text with `--verbose`).
-    func finish(_ stats: Statistics, out: OutputDirectory, gone: [String], interrupted: Bool, status: ExitStatus, phases: Phases) {
+    /// `leftOutputs`: outputs no item of this run produces that stay in OUT
+    /// (of gone sources, of a size or format no longer asked for).
+    func finish(_ stats: Statistics, out: OutputDirectory, gone: Int, leftOutputs: Int = 0, interrupted: Bool, status: ExitStatus,
+                phases: Phases) {
         func rounded(_ x: Double) -> JSONValue { .number((x * 1000).rounded() / 1000) }
         let c = stats.counts
         let rate = String(format: "%.1f", stats.time.imagesPerSecond)
@@ -63,8 +66,15 @@ struct RunLog {
             "thumbnails in \(out.root)/{\(options.output.sizes.map(\.label).joined(separator: ","))}/",
             "manifest \(out.manifestPath)" + (options.writeReport ? ", report \(out.reportPath)" : ""),
         ]
-        if !gone.isEmpty {
-            lines.append("\(gone.count) sources gone since the last run" + (!options.prune ? "; --prune removes their outputs" : status == .fatal || interrupted ? " (nothing pruned)" : " (outputs pruned)"))
+        if !options.prune, gone > 0 || leftOutputs > 0 {
+            // One line: how many outputs stay, and how to remove them.
+            let goneText = gone == 0 ? "" : "\(gone) sources gone since the last run; "
+            let stay = leftOutputs == 1 ? "1 output that no item of this run produces stays" : "\(leftOutputs) outputs that no item of this run produces stay"
+            lines.append(goneText + stay + " in OUT (of gone sources, or of a size or format no longer asked for); run again with --prune to remove them")
+        } else if gone > 0 {
+            lines.append("\(gone) sources gone since the last run" + (status == .fatal || interrupted ? " (nothing pruned)" : " (outputs pruned)"))
+        } else if leftOutputs > 0 {
+            lines.append("\(leftOutputs) outputs of a size or format no longer asked for stay in OUT (nothing pruned)")
         }
         if status == .failures {
             lines.append("\(c.failed) failed, more than --max-failures \(options.maxFailures): exit 1")

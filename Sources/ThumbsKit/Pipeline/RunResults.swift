@@ -36,6 +36,14 @@ final class RunResults {
     /// (position, representative's position, distance), in position order.
     private var members: [(position: Int, representative: Int, distance: Int)] = []
     private var similar = LookalikeGroups.Summary()
+    /// The manifest's `kept` records (`keep`), spooled beside the items'
+    /// lines: opened on the first.
+    private var keptSpool: Int32 = -1
+    private var keptText = JSONText()
+    private(set) var keptCount = 0
+    /// The ids of the sources gone, for the manifest's `gone` (`addGone`).
+    private var goneIDs: ScratchText?
+    private(set) var goneCount = 0
 
     /// Hashes grouped in memory (`LookalikeGroups`, 16 bytes each); a run
     /// with more groups them from files and an SQLite index as a merge does
@@ -66,6 +74,10 @@ final class RunResults {
         if spool >= 0 { try? FileDescriptor.close(spool) }
         spool = -1
         try? PathChanges.remove(spoolPath)
+        goneIDs?.remove()
+        if keptSpool >= 0 { try? FileDescriptor.close(keptSpool) }
+        keptSpool = -1
+        try? PathChanges.remove(keptPath)
         index?.remove()
         index = nil
         outputPaths?.remove()
@@ -97,6 +109,46 @@ final class RunResults {
         text.raw("\n")
         count += 1
         if text.count >= 1 << 20 { flush() }
+    }
+
+    /// A record of the last runs that stays in the manifest's `kept`, not
+    /// among the items (`OutputPruner.settle`): not counted, reported or
+    /// grouped.
+    func keep(_ record: ManifestItem) {
+        if keptSpool < 0 {
+            do {
+                keptSpool = try FileDescriptor.open(keptPath, .readWrite, [.create, .truncate, .noFollow], permissions: 0o600)
+            } catch {
+                return keep(RunError.fatal("cannot write \(keptPath): \(error.text)"))
+            }
+        }
+        var item = record
+        item.similarTo = nil
+        ManifestWriter.write(item, into: &keptText)
+        keptText.raw("\n")
+        keptCount += 1
+        if keptText.count >= 1 << 20 { flushKept() }
+    }
+
+    /// A source gone since the last run, in the last run's order: its id
+    /// goes to the manifest's `gone` through a scratch file, not a list.
+    func addGone(_ id: String) {
+        do {
+            if goneIDs == nil { goneIDs = try ScratchText(path: out.temporaryDirectory + "/" + name + "-gone.txt") }
+            try goneIDs?.add(separator: ", ") { $0.string(id) }
+            goneCount += 1
+        } catch {
+            keep(error)
+        }
+    }
+
+    private var keptPath: String { out.temporaryDirectory + "/" + name + "-kept.ndjson" }
+
+    private func flushKept() {
+        guard failure == nil, keptSpool >= 0 else { return keptText.removeAll() }
+        let code = keptText.bytes.withUnsafeBytes { writeAll(keptSpool, $0) }
+        if code != 0 { keep(.fatal("cannot write \(keptPath): \(errnoText(code))")) }
+        keptText.removeAll()
     }
 
     private func addHash(position: Int, _ hash: UInt64) throws(RunError) {
@@ -167,14 +219,19 @@ final class RunResults {
     /// look-alikes' lines with their `similarTo` (after `group`). Called
     /// again after a late signal, it writes the same lines under the new
     /// header (the report's groups are gathered only once).
-    func writeManifest(_ header: Manifest) throws(RunError) {
+    func writeManifest(_ header: Manifest, shardOrder: ScratchText? = nil) throws(RunError) {
         flush()
+        flushKept()
+        do { try goneIDs?.finishWriting() } catch { keep(error) }
         if let failure { throw failure }
+        var inserts: [ManifestLines.HeaderInsert] = []
+        if let goneIDs, header.gone != nil { inserts.append(.init(after: Array("\n  \"gone\": [".utf8), text: goneIDs)) }
+        if let shardOrder, header.run?.shardOrder != nil { inserts.append(.init(after: Array("\"shardOrder\":\"".utf8), text: shardOrder)) }
         let gatherGroups = !groupsGathered
         groupsGathered = true
         let reader = FileLines(fd: spool, from: 0)
         var spliced = JSONText()
-        try ManifestLines.write(header, in: out, failing: "cannot write the manifest", what: "manifest") { lines, emit in
+        try ManifestLines.write(header, in: out, failing: "cannot write the manifest", what: "manifest", inserts: inserts) { lines, emit in
             let groups = try LookalikeGroupCursor(index: index, members: members)
             var position = 0
             while position < count, let spooledLine = try reader.next() {
@@ -211,6 +268,17 @@ final class RunResults {
             }
             guard position == count else {
                 throw RunError.fatal("the run's item spool \(spoolPath) ends after \(position) of \(count) items")
+            }
+            guard keptCount > 0 else { return }
+            lines.startKept()
+            let kept = FileLines(fd: keptSpool, from: 0)
+            var written = 0
+            while written < keptCount, let line = try kept.next() {
+                try lines.add(encoded: line, emit)
+                written += 1
+            }
+            guard written == keptCount else {
+                throw RunError.fatal("the run's spool of kept records \(keptPath) ends after \(written) of \(keptCount)")
             }
         }
         // A second write (a late signal) starts the representatives anew.

@@ -81,10 +81,10 @@ public struct ThumbsRun: Sendable {
         let discoverSeconds = Elapsed.seconds(since: clock)
 
         let loadStart = ContinuousClock.now
-        let previous = options.force
-            ? PreviousRun.empty
-            : PreviousRun.load(manifestPath: out.manifestPath, journalPath: out.journalPath, settings: options.output,
-                               indexPath: PreviousIndex.place(in: out))
+        // With --force too: the last run's records are not reused, but say
+        // what is gone and what is no longer produced (`OutputPruner`).
+        let previous = PreviousRun.load(manifestPath: out.manifestPath, journalPath: out.journalPath, settings: options.output,
+                                        indexPath: PreviousIndex.place(in: out), force: options.force)
         defer { previous.remove() }
         let loadSeconds = Elapsed.seconds(since: loadStart)
         previous.warnIfUnreadable(console, manifestPath: out.manifestPath)
@@ -111,35 +111,36 @@ public struct ThumbsRun: Sendable {
         // would have held: nothing is pruned for it and the records stay.
         // A shard sees only part of the sources, so it reports none gone.
         let listCutShort = !discovered.deferredFatal.isEmpty
+        // --force looked no record up: its items are marked seen here, so
+        // that what is gone is what this run did not see.
+        if options.force, !previous.isEmpty {
+            for index in 0..<items.count { previous.markSeen(items.id(at: index)) }
+        }
         items = []
-        let missing = options.shard == nil ? previous.unseen() : []
-        let gone = listCutShort ? [] : missing.filter { !discovered.unreadable.covers($0) }
-        var pruneRefused = false
-        if options.prune, !interrupted, !listCutShort {
-            do {
-                try OutputPruner(out: out, console: console).prune(gone, previous: previous, keeping: results.records(outputPath:),
-                                                                    limit: options.maxPrune)
-            } catch {
-                pruneRefused = true  // exit 3, once the thumbnails and the manifest are written
-            }
-        }
-        if pruneRefused || listCutShort || gone.count < missing.count {
-            let unseen = pruneRefused || listCutShort ? missing : missing.filter { discovered.unreadable.covers($0) }
-            for record in OutputPruner.unseenRecords(unseen, previous: previous) { results.add(record) }
-        }
+        // Gone: a record of the last run this run did not see, unless it
+        // lies below what could not be read, past a list cut short, or in
+        // another shard. Decided record by record, never listed in memory.
+        let reportsGone = options.shard == nil && !listCutShort
+        let unreadable = discovered.unreadable
+        let isGone = { (id: String) in reportsGone && !unreadable.covers(id) }
+        let pruned = settlePrevious(previous, isGone: isGone, interrupted: interrupted, listCutShort: listCutShort, out: out,
+                                    results: results)
+        let pruneRefused = pruned.refused
+        let gone = results.goneCount
 
         let writeStart = ContinuousClock.now
         let wallSeconds = Elapsed.seconds(since: clock)
         let groupStart = ContinuousClock.now
-        _ = try results.group(distance: options.similar)
+        _ = try resumable(journal) { () throws(RunError) in try results.group(distance: options.similar) }
         let groupSeconds = Elapsed.seconds(since: groupStart)
         var header = RunManifest.header(
             options: options, started: started, ignored: discovered.ignored, wallSeconds: wallSeconds,
             downloads: await discovered.downloadCounters?(), interrupted: interrupted, gone: gone,
             unreadable: discovered.unreadable.count, decoders: results.decoderCounts)
-        header.run?.shardOrder = discovered.shardOrder
+        // Copied in from its file as the manifest is written.
+        header.run?.shardOrder = discovered.shardOrder.map { _ in "" }
         let statistics = results.statistics(run: header.run)
-        try writeResults(header, statistics, results: results, out: out, first: true)
+        try resumable(journal) { () throws(RunError) in try writeResults(header, statistics, results: results, out: out, shardOrder: discovered.shardOrder, first: true) }
         // The manifest is flushed under its name (`AtomicFile`). A signal
         // that came while it was written still counts: it is written again,
         // saying so; from here on a signal changes nothing.
@@ -147,7 +148,7 @@ public struct ThumbsRun: Sendable {
         if signalled && !interrupted {
             interrupted = true
             header.interrupted = true
-            try writeResults(header, statistics, results: results, out: out, first: false)
+            try writeResults(header, statistics, results: results, out: out, shardOrder: discovered.shardOrder, first: false)
         }
         if !interrupted { journal.remove() }
         let writeSeconds = Elapsed.seconds(since: writeStart)
@@ -166,16 +167,56 @@ public struct ThumbsRun: Sendable {
         }
         let phases = RunLog.Phases(discover: discoverSeconds, load: loadSeconds, process: processSeconds,
                                    group: groupSeconds, write: writeSeconds)
-        log.finish(statistics, out: out, gone: gone, interrupted: interrupted, status: status, phases: phases)
+        log.finish(statistics, out: out, gone: gone, leftOutputs: pruned.left, interrupted: interrupted, status: status, phases: phases)
         return Outcome(status: discovered.finalStatus(status, console: console), header: header, statistics: statistics,
                        manifestPath: out.manifestPath)
+    }
+
+    /// `body`, whose failure means no manifest is written (a full disk):
+    /// the failure says so, and that the journal, which is kept, lets the
+    /// next run resume without redoing the images finished before it.
+    private func resumable<T>(_ journal: Journal, _ body: () throws(RunError) -> T) throws(RunError) -> T {
+        do {
+            return try body()
+        } catch {
+            guard journal.isOpen else { throw error }
+            throw .fatal("\(error.message); no manifest was written: the journal keeps the images finished before this,"
+                         + " and the next run resumes from it (run the same command again once there is room)")
+        }
+    }
+
+    /// What the last runs left that this run does not produce
+    /// (`OutputPruner`): with `--prune`, deleted, unless `--max-prune`
+    /// refuses (`refused`: exit 3); whatever stays goes to the manifest's
+    /// `kept` records, and `left` counts its outputs for the summary. After
+    /// an interruption or a list cut short nothing is deleted.
+    private func settlePrevious(_ previous: PreviousRun, isGone: (String) -> Bool, interrupted: Bool, listCutShort: Bool,
+                                out: OutputDirectory, results: RunResults) -> (refused: Bool, left: Int) {
+        // Same settings, every record seen, nothing kept before: nothing
+        // to find, and no pass over the records (a no-op re-run).
+        guard previous.needsSettling else { return (false, 0) }
+        let pruner = OutputPruner(out: out, console: console, settings: options.output)
+        let isKept = options.prune ? results.records(outputPath:) : { (_: String) in false }
+        var delete = options.prune && !interrupted && !listCutShort
+        var refused = false
+        if delete {
+            do {
+                try pruner.check(pruner.survey(previous, isGone: isGone, isKept: isKept), total: previous.count, limit: options.maxPrune)
+            } catch {
+                delete = false
+                refused = true  // exit 3, once the thumbnails and the manifest are written
+            }
+        }
+        let found = pruner.settle(previous, isGone: isGone, isKept: isKept, delete: delete, keepUnseen: options.shard == nil,
+                                  keep: results.keep, gone: results.addGone)
+        return (refused, delete ? 0 : found.outputs)
     }
 
     /// manifest.json from the run's spooled lines (`RunResults`), then
     /// stats.json and the report (`ResultWriter`, as a merge writes them).
     private func writeResults(_ header: Manifest, _ statistics: Statistics, results: RunResults, out: OutputDirectory,
-                              first: Bool) throws(RunError) {
-        try results.writeManifest(header)
+                              shardOrder: ScratchText?, first: Bool) throws(RunError) {
+        try results.writeManifest(header, shardOrder: shardOrder)
         if first { results.finishReport() }
         try ResultWriter(out: out, writeReport: options.writeReport).write(header, statistics, report: results.report)
     }

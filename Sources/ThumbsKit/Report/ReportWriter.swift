@@ -141,8 +141,8 @@ public struct ReportWriter {
         for (name, n) in parts {
             out += "<span><i class=\"sw s-\(name)\"></i>\(name) <b>\(ReportFormat.int(n))</b></span>"
         }
-        if let gone = manifest.gone, !gone.isEmpty {
-            out += "<span>gone since the last run <b>\(ReportFormat.int(gone.count))</b></span>"
+        if let gone = manifest.run?.gone ?? manifest.gone?.count, gone > 0 {
+            out += "<span>gone since the last run <b>\(ReportFormat.int(gone))</b></span>"
         }
         out += "</div>\n"
 

@@ -60,10 +60,10 @@ final class ManifestLines {
     /// adds, and the end. A `RunError` thrown by `body` is the one thrown
     /// here; any other failure says `failing` (reading) or `what` (writing).
     static func write(
-        _ header: Manifest, in out: OutputDirectory, failing: String, what: String,
+        _ header: Manifest, in out: OutputDirectory, failing: String, what: String, inserts: [HeaderInsert] = [],
         _ body: (ManifestLines, (UnsafeRawBufferPointer) throws(ItemError) -> Void) throws -> Void
     ) throws(RunError) {
-        let lines = ManifestLines(header)
+        let lines = ManifestLines(header, inserts: inserts)
         var failure: RunError?
         do {
             try out.writer.write(to: out.manifestPath) { (emit: (UnsafeRawBufferPointer) throws(ItemError) -> Void) throws(ItemError) in
@@ -88,13 +88,24 @@ final class ManifestLines {
         }
     }
 
+    /// Text copied into the header from a file, right after the first
+    /// `after` (`run.shardOrder` after `"shardOrder":"`, the `gone` ids
+    /// after `"gone": [`, each encoded empty): never held whole.
+    struct HeaderInsert {
+        var after: [UInt8]
+        var text: ScratchText
+    }
+
     private let head: [UInt8]
+    private let inserts: [HeaderInsert]
     private var out = JSONText()
     private var written = 0
 
-    init(_ header: Manifest) {
+    init(_ header: Manifest, inserts: [HeaderInsert] = []) {
+        self.inserts = inserts
         var empty = header
         empty.items = []
+        empty.kept = nil
         // The header exactly as ManifestWriter writes it, up to the items.
         let encoded = Array(ManifestWriter.encode(empty))
         let tail = Array("]\n}\n".utf8)
@@ -106,7 +117,22 @@ final class ManifestLines {
     func start(_ emit: (UnsafeRawBufferPointer) throws(ItemError) -> Void) throws(ItemError) {
         var failure: ItemError?
         head.withUnsafeBytes { raw in
-            do throws(ItemError) { try emit(raw) } catch { failure = error }
+            var at = 0
+            do {
+                for insert in inserts {
+                    let rest = UnsafeRawBufferPointer(rebasing: raw[at...])
+                    guard let found = ManifestSource.firstMatch(insert.after, in: rest, before: rest.count) else { continue }
+                    let end = at + found + insert.after.count
+                    try emit(UnsafeRawBufferPointer(rebasing: raw[at..<end]))
+                    try insert.text.forEachChunk { chunk in try emit(chunk) }
+                    at = end
+                }
+                try emit(UnsafeRawBufferPointer(rebasing: raw[at...]))
+            } catch let error as ItemError {
+                failure = error
+            } catch {
+                failure = .io("\(error)")
+            }
         }
         if let failure { throw failure }
     }
@@ -127,7 +153,16 @@ final class ManifestLines {
         if out.count >= 1 << 20 { try flush(emit) }
     }
 
+    /// Ends the items and opens the manifest's `kept` records, which the
+    /// `add`s that follow write (`Manifest.kept`).
+    func startKept() {
+        out.raw(written == 0 ? "]" : "\n  ]")
+        out.raw(ManifestWriter.keptOpen)
+        written = 0
+    }
+
     func finish(_ emit: (UnsafeRawBufferPointer) throws(ItemError) -> Void) throws(ItemError) {
+        // The items' end, or the kept records' (an empty `kept` is never opened).
         out.raw(written == 0 ? "]\n}\n" : "\n  ]\n}\n")
         try flush(emit)
     }

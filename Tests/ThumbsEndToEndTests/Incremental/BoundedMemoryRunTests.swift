@@ -95,7 +95,8 @@ final class BoundedMemoryRunTests: TemporaryFolderTestCase {
                 $0.prune = true
                 $0.maxPrune = .percent(50)
             }
-            XCTAssertEqual(pruned.header?.gone, ["copy-b.jpg", "g5.jpg"], out)
+            XCTAssertEqual(try readManifest(out).gone, ["copy-b.jpg", "g5.jpg"], out)
+            XCTAssertEqual(pruned.header?.run?.gone, 2, out)
             XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/64/g5.jpg"), out)
             XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/64/copy-b.jpg"), out)
             XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/64/copy-a.jpg"), out)

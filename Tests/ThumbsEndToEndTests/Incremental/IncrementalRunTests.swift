@@ -69,9 +69,13 @@ final class IncrementalRunTests: TemporaryFolderTestCase {
         XCTAssertEqual(kept.manifest?.gone, ["img4.jpg"])
         XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/256/img4.jpg"), "without --prune outputs stay")
         try FileManager.default.removeItem(atPath: source + "/img5.jpg")
+        XCTAssertEqual(kept.manifest?.kept?.map(\.id), ["img4.jpg"], "a gone source stays on record until pruned")
         let pruned = try await runThumbs([source], out: out) { $0.prune = true }
-        XCTAssertEqual(pruned.manifest?.gone, ["img5.jpg"])
+        // img4.jpg, gone a run earlier, is still known: pruned with img5.jpg.
+        XCTAssertEqual(pruned.manifest?.gone, ["img5.jpg", "img4.jpg"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/256/img5.jpg"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/256/img4.jpg"))
+        XCTAssertEqual(pruned.manifest?.kept ?? [], [])
     }
 
     func testIdenticalBytesAreDecodedOnceAndGetTheirOwnFiles() async throws {

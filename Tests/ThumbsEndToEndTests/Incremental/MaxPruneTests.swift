@@ -41,11 +41,13 @@ final class MaxPruneTests: TemporaryFolderTestCase {
         let lines = refused.stderr.split(separator: "\n").filter { $0.contains("--max-prune") }
         XCTAssertEqual(lines.count, 1, refused.stderr)
         XCTAssertTrue(lines.first?.contains("4 of the last run's 4 items (100%) are gone") ?? false, refused.stderr)
-        // The manifest is written, and keeps the items on record: the next
-        // run refuses again while the disk is away ...
+        // The manifest is written, and keeps the records beside `gone`
+        // (`kept`), not as items: the next run refuses again while the disk
+        // is away ...
         let manifest = try readManifest(out)
         XCTAssertEqual(manifest.gone, names)
-        XCTAssertEqual(manifest.items.map(\.id), names)
+        XCTAssertEqual(manifest.items.map(\.id), [], "sources this run did not see are not its items")
+        XCTAssertEqual(manifest.kept?.map(\.id), names)
         try AssertExecuteCommand([mount, "--out", out, "--size", "32", "--prune", "--progress", "never"], exitCode: 3)
         XCTAssertEqual(outputs(), names)
         // ... and finds every photo unchanged once it is back.
@@ -72,6 +74,37 @@ final class MaxPruneTests: TemporaryFolderTestCase {
         XCTAssertEqual(allowed.status, .success)
         XCTAssertEqual(outputs(), ["d.jpg"])
         XCTAssertEqual(allowed.manifest?.items.map(\.id), ["d.jpg"])
+    }
+
+    /// Issue 39, point 2: 3 of 4 sources gone and the prune refused. The
+    /// gone ones are not also counted as discovered and unchanged; their
+    /// records survive in `kept`, so the remounted photos are not made again.
+    func testARefusedPruneCountsOnlyTheSourcesSeen() async throws {
+        _ = try await runThumbs([mount], out: out) { $0.size([32]) }
+        try unmount()
+        TestImages.write(mount + "/d.jpg", width: 43, height: 30)
+        let refused = try await runThumbs([mount], out: out) { $0.size([32]); $0.prune = true }
+        XCTAssertEqual(refused.status, .fatal)
+        XCTAssertEqual(outputs(), names, "nothing deleted")
+        let counts = try XCTUnwrap(refused.statistics?.counts)
+        XCTAssertEqual(counts.discovered, 1, "one source on disk")
+        XCTAssertEqual(counts.ok + counts.unchanged + counts.duplicate + counts.failed, counts.discovered)
+        let manifest = try XCTUnwrap(refused.manifest)
+        XCTAssertEqual(manifest.items.map(\.id), ["d.jpg"])
+        XCTAssertEqual(manifest.gone, ["a.jpg", "b.jpg", "c.jpg"])
+        XCTAssertEqual(manifest.kept?.map(\.id), ["a.jpg", "b.jpg", "c.jpg"])
+        let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/stats.json"))) as? [String: Any]
+        XCTAssertEqual((stats?["counts"] as? [String: Any])?["discovered"] as? Int, 1, "stats.json counts what was seen")
+        let report = try String(contentsOfFile: out + "/report.html", encoding: .utf8)
+        XCTAssertFalse(report.contains("a.jpg"), "the report shows no source this run did not see")
+
+        try FileManager.default.removeItem(atPath: mount)
+        try FileManager.default.moveItem(atPath: root + "/disk", toPath: mount)
+        let back = try await runThumbs([mount], out: out) { $0.size([32]); $0.prune = true }
+        XCTAssertEqual(back.status, .success)
+        // d.jpg on the disk is not the one written meanwhile: made again.
+        XCTAssertEqual(back.manifest?.items.map(\.status), [.unchanged, .unchanged, .unchanged, .ok])
+        XCTAssertEqual(back.manifest?.kept ?? [], [])
     }
 
     func testMaxPruneIsParsedLikeMaxFailures() throws {

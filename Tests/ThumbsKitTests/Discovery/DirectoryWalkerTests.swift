@@ -31,6 +31,10 @@ final class DirectoryWalkerTests: XCTestCase {
         XCTAssertEqual(result.files.map(\.relativePath), ["link.jpg", "real/p.jpg", "self.jpg"])
         XCTAssertNil(result.files[0].problem)
         XCTAssertNotNil(result.files[2].problem)
+        // Issue 39, point 5: the link to a folder is counted and named.
+        XCTAssertEqual(result.ignored, 1)
+        XCTAssertEqual(result.specialFiles.map(\.relativePath), ["real/loop"])
+        XCTAssertEqual(result.specialFiles.map(\.reason), ["a link to a folder; not followed"])
     }
 
     func testMissingSourceIsAUsageError() {

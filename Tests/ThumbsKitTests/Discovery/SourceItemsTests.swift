@@ -195,7 +195,8 @@ final class SpooledNamingTests: XCTestCase {
         for index in 0..<3 {
             let shard = try XCTUnwrap(Shard(index: index, count: 3))
             let result = try finalised(items, shard: shard)
-            orders.insert(try XCTUnwrap(result.shardOrder))
+            try result.shardOrder?.finishWriting()
+            orders.insert(try XCTUnwrap(result.shardOrder?.text))
             XCTAssertTrue(result.items.allSatisfy { ShardPartition.shard(of: $0.id, count: 3) == index })
             seen += result.items.map(\.id)
         }

@@ -25,6 +25,21 @@ final class JournalTests: TemporaryFolderTestCase {
         XCTAssertTrue(lines[0].contains("thumbs.journal/1"), String(lines[0]))
     }
 
+    /// Issue 39, point 5: a record that cannot be encoded is not dropped in
+    /// silence: it is a journal failure, which stops the run (exit 3).
+    func testARecordThatCannotBeEncodedIsAJournalFailure() throws {
+        let journal = Journal(path: path)
+        try journal.open(settings: OutputSettings(), keepExisting: false)
+        var bad = Self.item("nan.jpg")
+        bad.ms = .nan
+        journal.append(bad)
+        let failure = try XCTUnwrap(journal.failure, "the record was dropped without a word")
+        XCTAssertTrue(failure.contains("the record of nan.jpg cannot be written as JSON"), failure)
+        XCTAssertTrue(failure.contains("ms"), failure)
+        journal.append(Self.item("after.jpg"))
+        XCTAssertEqual(Journal.read(path: path, settings: OutputSettings()), [], "nothing is written after a failure")
+    }
+
     func testAJournalOfOtherSettingsIsIgnored() throws {
         let journal = Journal(path: path)
         try journal.open(settings: OutputSettings(), keepExisting: false)

@@ -47,8 +47,17 @@ final class PreviousRunTests: TemporaryFolderTestCase {
         other.quality = 50
         let changed = load(other)
         XCTAssertFalse(changed.settingsMatch)
-        XCTAssertEqual(changed.count, 0)
         XCTAssertNil(changed.unchangedSource(file("a.jpg")), "other settings: everything is redone")
+        XCTAssertNil(changed.record(for: "b.jpg"), "no record is reused")
+        // Issue 39, point 1: still known, for what is gone and what is no
+        // longer produced.
+        XCTAssertEqual(changed.count, 2)
+        var known: [String] = []
+        changed.forEachRecord { record, seen in known.append(record.id + (seen ? " seen" : "")) }
+        XCTAssertEqual(known, ["a.jpg seen", "b.jpg seen"])
+        let forced = PreviousRun.load(manifestPath: manifestPath, journalPath: journalPath, settings: OutputSettings(), force: true)
+        XCTAssertNil(forced.record(for: "a.jpg"), "--force reuses no record")
+        XCTAssertEqual(forced.count, 2)
     }
 
     func testJournalRecordsWinAndNewOnesFollowTheManifestsOrder() throws {

@@ -85,4 +85,25 @@ final class ManifestSourceTests: TemporaryFolderTestCase {
             XCTAssertTrue("\(error)".contains("cut.json"), "\(error)")
         }
     }
+
+    /// Issue 39, point 3: `gone` (an id per source gone: a whole run after
+    /// an unmount) is not held when a manifest is opened for its items (a
+    /// re-run's `PreviousIndex`, a merge); its items are read as before.
+    func testTheGoneIdsAreNotReadIntoTheHeader() throws {
+        let path = root + "/manifest.json"
+        var manifest = Manifest(tool: .init(libvips: "8.14.1"), startedAt: "s", finishedAt: "f", settings: OutputSettings(),
+                                gone: (0..<5000).map { "gone/\($0).jpg" }, run: RunCounters(),
+                                items: [ManifestItem(id: "a.jpg", source: "/a.jpg", status: .ok, outputs: [], ms: 1)])
+        try ManifestWriter.encode(manifest).write(to: URL(fileURLWithPath: path))
+        let source = try ManifestSource.open(path)
+        XCTAssertNil(source.header.gone)
+        XCTAssertEqual(source.header.run, manifest.run)
+        var ids: [String] = []
+        let items = source.items()
+        while let item = try items.next() { ids.append(item.id) }
+        XCTAssertEqual(ids, ["a.jpg"])
+        manifest.gone = nil
+        manifest.items = []
+        XCTAssertEqual(source.header, manifest)
+    }
 }
