@@ -19,7 +19,7 @@ BIN := .build/$(CONFIG)/thumbs
 # libavformat, libavcodec, libswscale and libavutil (video poster frames);
 # SQLite (the merge's index under OUT/.thumbs/).
 SYSTEM_MODULES := vips libraw_r libheif libavformat libavcodec libswscale libavutil sqlite3
-SYSTEM_PACKAGES := libvips-dev libraw-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libsqlite3-dev pkg-config
+SYSTEM_PACKAGES := libvips-dev libraw-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libsqlite3-dev pkg-config libxml2-utils
 
 setup:
 	@if ! pkg-config --exists $(SYSTEM_MODULES) 2>/dev/null; then \

@@ -15,11 +15,19 @@ public struct BaselineComparison: Sendable {
     public var baseline: Manifest
     /// Relative change in output bytes tolerated (0.10 = 10%).
     public var sizeTolerance: Double
+    /// Compares the pixels of outputs of equal dimensions, when the outputs
+    /// are at hand (nil: the manifests alone are compared).
+    var pixels: PixelComparison?
 
     public init(current: Manifest, baseline: Manifest, sizeTolerance: Double = 0.10) {
         self.current = current
         self.baseline = baseline
         self.sizeTolerance = sizeTolerance
+    }
+
+    init(current: Manifest, baseline: Manifest, pixels: PixelComparison?) {
+        self.init(current: current, baseline: baseline)
+        self.pixels = pixels
     }
 
     public func run() -> [VerifyFinding] {
@@ -68,6 +76,8 @@ public struct BaselineComparison: Sendable {
             if (new.width, new.height) != (output.width, output.height) {
                 findings.append(VerifyFinding(.outputDimensionsChanged, id: item.id, path: new.path,
                     "\(new.path) is \(new.width)×\(new.height), was \(output.width)×\(output.height)"))
+            } else if let pixels {
+                findings += pixels.compare(new, with: output, of: item.id)
             }
             if changedBeyondTolerance(new.bytes, output.bytes) {
                 findings.append(VerifyFinding(.outputSizeChanged, id: item.id, path: new.path,

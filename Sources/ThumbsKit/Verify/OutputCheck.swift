@@ -70,8 +70,11 @@ public struct OutputCheck: Sendable {
         } catch {
             switch error {
             case .outside:
-                finding(.outsideFolder, "\(output.path) leads outside the manifest's folder, so verify does not open it"
-                        + " (a merge without --copy refers to the shards' folders: verify each shard, or merge with --copy)")
+                // Only a path into a sibling folder is what a merge without
+                // --copy writes; anything else gets no merge hint (issue 39).
+                let hint = output.path.hasPrefix("../") && !output.path.dropFirst(3).split(separator: "/").contains("..")
+                    ? " (a merge without --copy refers to the shards' folders: verify each shard, or merge with --copy)" : ""
+                finding(.outsideFolder, "\(output.path) \(ContainedFile.whyOutside(output.path)): it leads outside the manifest's folder, so verify does not open it" + hint)
             case .link(let link):
                 finding(.outsideFolder, (link == output.path ? "\(output.path) is a symbolic link" : "\(output.path) goes through the symbolic link \(link)")
                         + ", and verify follows no link (one can lead outside the manifest's folder): it is not opened")
