@@ -104,7 +104,9 @@ struct VerifyCommand: AsyncParsableCommand {
                 (json ? FileHandle.standardError : FileHandle.standardOutput)
                     .write(Data((annotations.joined(separator: "\n") + "\n").utf8))
             }
-            if let summary = environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty, let file = FileHandle(forWritingAtPath: summary) {
+            if let summary = environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty,
+               FileManager.default.fileExists(atPath: summary) || FileManager.default.createFile(atPath: summary, contents: nil),
+               let file = FileHandle(forWritingAtPath: summary) {
                 file.seekToEndOfFile()
                 file.write(Data(GitHubReport.summary(result).utf8))
                 try? file.close()
