@@ -71,17 +71,10 @@ struct VerifyCommand: AsyncParsableCommand {
     func run() async throws {
         let result: VerifyResult
         var updated: [String] = []
-        do {
+        do throws(RunError) {
             result = try ManifestVerifier(manifestPath: manifest, baselinePath: against,
                                           limits: DifferenceLimits(maxDifference: maxDifference), diffFolder: diff).run()
-            if let junit {
-                let loaded = try JSONCoding.readManifest(at: manifest)
-                do {
-                    try Data(JUnitReport.xml(result, manifest: loaded).utf8).write(to: URL(fileURLWithPath: junit))
-                } catch {
-                    throw RunError.usage("cannot write \(junit): \(error.localizedDescription)")
-                }
-            }
+            if let junit { try JUnitReport.write(result, manifestAt: manifest, to: junit) }
             // The findings in the outputs say the run itself is broken: such
             // a run does not become the baseline.
             if update, let against {
@@ -91,7 +84,7 @@ struct VerifyCommand: AsyncParsableCommand {
                     updated = try BaselineUpdate(manifestPath: manifest, baseline: BaselineLocation(against)).run()
                 }
             }
-        } catch let error as RunError {
+        } catch {
             FileHandle.standardError.write(Data("thumbs: \(error.message)\n".utf8))
             throw ExitCode(error.exitCode.rawValue)
         }

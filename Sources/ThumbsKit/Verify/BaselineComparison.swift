@@ -31,29 +31,41 @@ public struct BaselineComparison: Sendable {
     }
 
     public func run() -> [VerifyFinding] {
-        var findings: [VerifyFinding] = []
-        if current.settings != baseline.settings {
-            findings.append(VerifyFinding(.settingsChanged, id: "",
-                "settings differ from the baseline: \(Self.describe(baseline.settings)) → \(Self.describe(current.settings))"))
-        }
+        var findings = Self.settingsFindings(current.settings, baseline.settings)
         let before = Dictionary(baseline.items.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var seen = Set<String>()
         seen.reserveCapacity(current.items.count)
         for item in current.items where seen.insert(item.id).inserted {
             guard let old = before[item.id] else {
-                findings.append(VerifyFinding(.added, id: item.id, "new item (\(item.status.rawValue)), not in the baseline"))
+                findings.append(Self.added(item))
                 continue
             }
             compare(item, with: old, into: &findings)
         }
         for old in baseline.items where !seen.contains(old.id) {
             seen.insert(old.id)
-            findings.append(VerifyFinding(.missing, id: old.id, "in the baseline (\(old.status.rawValue)) but not in this manifest"))
+            findings.append(Self.missing(old))
         }
         return findings
     }
 
-    private func compare(_ item: ManifestItem, with old: ManifestItem, into findings: inout [VerifyFinding]) {
+    /// One finding when the settings differ, none when they are the same.
+    static func settingsFindings(_ current: OutputSettings, _ baseline: OutputSettings) -> [VerifyFinding] {
+        guard current != baseline else { return [] }
+        return [VerifyFinding(.settingsChanged, id: "",
+                              "settings differ from the baseline: \(describe(baseline)) → \(describe(current))")]
+    }
+
+    static func added(_ item: ManifestItem) -> VerifyFinding {
+        VerifyFinding(.added, id: item.id, "new item (\(item.status.rawValue)), not in the baseline")
+    }
+
+    static func missing(_ old: ManifestItem) -> VerifyFinding {
+        VerifyFinding(.missing, id: old.id, "in the baseline (\(old.status.rawValue)) but not in this manifest")
+    }
+
+    /// The findings of one item against its baseline record.
+    func compare(_ item: ManifestItem, with old: ManifestItem, into findings: inout [VerifyFinding]) {
         if Self.statusClass(item) != Self.statusClass(old) {
             var message = "status \(Self.statusClass(old)) → \(Self.statusClass(item))"
             if let error = item.error { message += " (\(error.message))" }

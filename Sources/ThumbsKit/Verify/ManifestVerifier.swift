@@ -19,23 +19,65 @@ public struct ManifestVerifier: Sendable {
         self.diffFolder = diffFolder
     }
 
+    /// Items checked at once (spread over the cores by `OutputCheck`).
+    static let batch = 256
+
     /// Throws `usage` (exit 2) when a manifest cannot be read or is not one.
+    ///
+    /// Both manifests are read item by item (`ManifestSource`): the
+    /// baseline's items are indexed by id in SQLite (`PreviousIndex`, in
+    /// memory for a small baseline, else a file of a scratch folder removed
+    /// at the end), and each item of this manifest, read in batches, looks up
+    /// its baseline record there. Memory holds a batch and the findings,
+    /// never a manifest: a million items cost what ten thousand do.
     public func run() throws(RunError) -> VerifyResult {
-        let manifest = try JSONCoding.readManifest(at: manifestPath)
+        let source = try ManifestSource.open(manifestPath)
         let baseline = try baselinePath.map { path throws(RunError) in try BaselineLocation(path) }
-        let baselineManifest = try baseline.map { place throws(RunError) in try JSONCoding.readManifest(at: place.manifest) }
+        let scratch = BaselineScratch()
+        defer { scratch.remove() }
+        let index = try baseline.map { place throws(RunError) in try scratch.index(of: place.manifest) }
         try VipsRuntime.start()
         let root = Self.folder(of: manifestPath)
-        let disk = OutputCheck(manifest: manifest, root: root).run()
-        var findings = disk.findings
-        if let baseline, let baselineManifest {
-            let diff = try diffFolder.map { folder throws(RunError) in try DiffWriter(folder: folder) }
-            let pixels = PixelComparison(root: root, baselineRoot: baseline.root, limits: limits, diff: diff)
-            findings += BaselineComparison(current: manifest, baseline: baselineManifest, pixels: pixels).run()
-            try diff?.finish(baseline: baseline.manifest, limits: limits)
+        let check = OutputCheck(manifest: source.header, root: root)
+        var diff: DiffWriter?
+        if baseline != nil, let diffFolder { diff = try DiffWriter(folder: diffFolder) }
+        let comparison = index.map { index in
+            BaselineComparison(current: source.header, baseline: index.header,
+                               pixels: PixelComparison(root: root, baselineRoot: baseline!.root, limits: limits, diff: diff))
         }
-        return VerifyResult(manifest: manifestPath, baseline: baseline?.manifest, items: manifest.items.count,
-                            outputs: disk.outputs, findings: findings, maxDifference: baseline == nil ? nil : limits.maxDifference)
+        var findings = comparison.map { BaselineComparison.settingsFindings($0.current.settings, $0.baseline.settings) } ?? []
+        var items = 0, outputs = 0
+        var batch: [ManifestItem] = []
+        batch.reserveCapacity(Self.batch)
+        func flush() {
+            findings += check.findings(for: batch)
+            if let comparison, let index {
+                for item in batch {
+                    guard let old = index.records.record(for: item.id) else {
+                        findings.append(BaselineComparison.added(item))
+                        continue
+                    }
+                    comparison.compare(item, with: old, into: &findings)
+                }
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
+        let cursor = source.items()
+        while let item = try cursor.next() {
+            items += 1
+            outputs += item.outputs.count
+            batch.append(item)
+            if batch.count == Self.batch { flush() }
+        }
+        flush()
+        if let index {
+            for id in index.records.unseen() {
+                if let old = index.records.record(for: id) { findings.append(BaselineComparison.missing(old)) }
+            }
+        }
+        if let baseline { try diff?.finish(baseline: baseline.manifest, limits: limits) }
+        return VerifyResult(manifest: manifestPath, baseline: baseline?.manifest, items: items,
+                            outputs: outputs, findings: findings, maxDifference: baseline == nil ? nil : limits.maxDifference)
     }
 
     /// The folder a manifest's output paths are relative to.

@@ -25,8 +25,14 @@ public struct OutputCheck: Sendable {
     /// libvips must start (`VipsRuntime.start()`) for headers to be read;
     /// if it cannot, every output is reported unreadable.
     public func run() -> (findings: [VerifyFinding], outputs: Int) {
-        try? VipsRuntime.start()
         let items = manifest.items
+        return (findings(for: items), items.reduce(0) { $0 + $1.outputs.count })
+    }
+
+    /// The findings of `items` (a batch of a streamed manifest, or all of
+    /// them), in their order.
+    func findings(for items: [ManifestItem]) -> [VerifyFinding] {
+        try? VipsRuntime.start()
         let boxes = Dictionary(manifest.settings.sizes.map { ($0.label, $0) }, uniquingKeysWith: { first, _ in first })
         let labels = manifest.settings.sizes.map(\.label)
         // Items are independent and reading files dominates: spread them over
@@ -38,8 +44,7 @@ public struct OutputCheck: Sendable {
         DispatchQueue.concurrentPerform(iterations: items.count) { index in
             slots.buffer[index] = check(items[index], boxes: boxes, labels: labels)
         }
-        let outputs = items.reduce(0) { $0 + $1.outputs.count }
-        return (perItem.flatMap { $0 }, outputs)
+        return perItem.flatMap { $0 }
     }
 
     func check(_ item: ManifestItem, boxes: [String: ThumbSize], labels: [String]) -> [VerifyFinding] {
