@@ -25,14 +25,22 @@ public struct BaselineUpdate: Sendable {
         let root = ManifestVerifier.folder(of: manifestPath)
         let files = AtomicFile(temporaryDirectory: baseline.root, root: baseline.root)
         var replaced = 0, added = 0, same = 0
-        var refused: [String] = []
         var written = Set<String>()
+        // Every output is checked before any is written: a refusal leaves
+        // the baseline as it was.
+        let refused = manifest.items.flatMap(\.outputs).map(\.path).filter { path in
+            let path = ContainedFile.withoutDoubledSlashes(path)
+            return !RelativePath.isContained(path) || (try? ContainedFile.read(path, under: root)) == nil
+        }
+        guard refused.isEmpty else {
+            throw .fatal("baseline not updated: \(refused.count) output\(refused.count == 1 ? "" : "s") cannot be read inside \(root)"
+                         + " (\(refused.prefix(3).joined(separator: ", "))\(refused.count > 3 ? ", …" : "")); fix the run first")
+        }
         for item in manifest.items {
             for output in item.outputs {
                 let path = ContainedFile.withoutDoubledSlashes(output.path)
-                guard RelativePath.isContained(path), let bytes = try? ContainedFile.read(path, under: root) else {
-                    refused.append(output.path)
-                    continue
+                guard let bytes = try? ContainedFile.read(path, under: root) else {
+                    throw .fatal("baseline partly updated: \(output.path) could no longer be read inside \(root)")
                 }
                 let before = try? ContainedFile.read(path, under: baseline.root)
                 if before == bytes {
@@ -47,10 +55,6 @@ public struct BaselineUpdate: Sendable {
                 }
                 written.insert(path)
             }
-        }
-        guard refused.isEmpty else {
-            throw .fatal("baseline not updated: \(refused.count) output\(refused.count == 1 ? "" : "s") cannot be read inside \(root)"
-                         + " (\(refused.prefix(3).joined(separator: ", "))\(refused.count > 3 ? ", …" : "")); fix the run first")
         }
         let manifestBytes: Data
         do {

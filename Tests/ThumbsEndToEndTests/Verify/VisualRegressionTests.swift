@@ -235,6 +235,57 @@ final class VisualRegressionTests: XCTestCase {
         try assertEveryOutputFails(result, Array(others.keys))
     }
 
+    // MARK: --diff and --update
+
+    /// One changed output: one side-by-side PNG of three panels, and an
+    /// index.html that shows it with a slider, nothing fetched.
+    func testDiffWritesTheImageAndTheIndex() async throws {
+        let (root, baseline) = try await sampleSet()
+        let out = try copy(baseline)
+        var swapped = try output(baseline, "landscape.jpg").pixels
+        for i in stride(from: 0, to: swapped.bytes.count, by: 3) { swapped.bytes.swapAt(i, i + 2) }
+        try replaceOutput(out, "landscape.jpg", with: jpeg(swapped))
+        let diff = root + "/diff-\(UUID().uuidString.prefix(8))"
+        let result = try ManifestVerifier(manifestPath: out + "/manifest.json", baselinePath: baseline, diffFolder: diff).run()
+        XCTAssertEqual(changedPixels(result).map(\.id), ["landscape.jpg"])
+        let files = try FileManager.default.contentsOfDirectory(atPath: diff).sorted()
+        XCTAssertEqual(files.count, 2, "\(files)")
+        let png = try XCTUnwrap(files.first { $0.hasSuffix(".png") })
+        let strip = try SRGBPixels.decode(Data(contentsOf: URL(fileURLWithPath: diff + "/" + png)))
+        XCTAssertEqual(strip.width, 3 * 256 + 2 * DiffIndexPage.gap)
+        XCTAssertEqual(strip.height, 256)
+        let html = try String(contentsOfFile: diff + "/index.html", encoding: .utf8)
+        XCTAssertTrue(html.contains("src=\"\(png)\""), html)
+        XCTAssertTrue(html.contains("type=\"range\""), html)
+        XCTAssertFalse(html.contains("http://") || html.contains("https://"), "index.html fetches nothing")
+    }
+
+    /// --update: the new outputs and manifest replace the baseline's, and
+    /// the next check against it is clean; an output path that leads out of
+    /// the run's folder refuses the update and writes nothing.
+    func testUpdateMakesTheRunTheBaseline() async throws {
+        let (root, baseline) = try await sampleSet()
+        let base = try copy(baseline)
+        let out = root + "/q90-\(UUID().uuidString.prefix(8))"
+        _ = try await runThumbs([root + "/src"], out: out) { cover(&$0); $0.output.quality = 90 }
+        let lines = try BaselineUpdate(manifestPath: out + "/manifest.json", baseline: BaselineLocation(base)).run()
+        XCTAssertTrue(lines[0].contains("7 outputs replaced, 0 added"), lines.joined(separator: "\n"))
+        XCTAssertEqual(try verify(out, against: base).findings, [])
+
+        var hostile = try readManifest(out)
+        hostile.items[0].outputs[0].path = "../../escape.jpg"
+        try JSONCoding.encode(hostile).write(to: URL(fileURLWithPath: out + "/manifest.json"))
+        let before = try Data(contentsOf: URL(fileURLWithPath: base + "/manifest.json"))
+        let lastOutput = try XCTUnwrap(hostile.items.last?.outputs.first?.path)
+        try Data("stays".utf8).write(to: URL(fileURLWithPath: base + "/" + lastOutput))
+        XCTAssertThrowsError(try BaselineUpdate(manifestPath: out + "/manifest.json", baseline: BaselineLocation(base)).run()) { error in
+            XCTAssertTrue((error as? RunError)?.message.contains("baseline not updated") == true, "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/../escape.jpg"))
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: base + "/manifest.json")), before)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: base + "/" + lastOutput)), Data("stays".utf8), "no output written")
+    }
+
     // MARK: A baseline that cannot be compared
 
     func testBaselineOutputMissingOrOutsideIsAFinding() async throws {
