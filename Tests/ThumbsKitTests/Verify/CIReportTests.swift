@@ -62,6 +62,29 @@ final class CIReportTests: XCTestCase {
         XCTAssertTrue(GitHubReport.summary(result).contains("| changed-pixels | a/b.jpg | 256 |"))
     }
 
+    /// Issue 39: `256//p01.jpg` is looked up (here: missing), not called
+    /// outside; only a path into a sibling folder, as a merge without
+    /// --copy writes, gets the merge hint.
+    func testOutsideFindingsSayWhyAndHintAtMergeOnlyForSiblings() {
+        let manifest = SyntheticManifest.make(items: 1)
+        let root = NSTemporaryDirectory() + "outside-\(UUID().uuidString.prefix(8))"
+        try? FileManager.default.createDirectory(atPath: root + "/256", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let check = OutputCheck(manifest: manifest, root: root)
+        func message(_ path: String) -> (VerifyFinding.Kind?, String) {
+            let output = ManifestOutput(size: "256", path: path, width: 1, height: 1, bytes: 1, format: "jpeg", sha256: "00")
+            let finding = check.check(output, of: manifest.items[0], box: ThumbSize(width: 256, height: 256)).first
+            return (finding?.kind, finding?.message ?? "")
+        }
+        XCTAssertEqual(message("256//p01.jpg").0, .missingOutput, message("256//p01.jpg").1)
+        let plain = message("256/../../etc/x.jpg")
+        XCTAssertEqual(plain.0, .outsideFolder)
+        XCTAssertTrue(plain.1.contains("climbs out with `..`"), plain.1)
+        XCTAssertFalse(plain.1.contains("merge"), plain.1)
+        XCTAssertFalse(message("/etc/x.jpg").1.contains("merge"), message("/etc/x.jpg").1)
+        XCTAssertTrue(message("../shard-0/256/a.jpg").1.contains("a merge without --copy"), message("../shard-0/256/a.jpg").1)
+    }
+
     func testDoubledSlashStaysInside() {
         XCTAssertEqual(ContainedFile.withoutDoubledSlashes("256//p01.jpg"), "256/p01.jpg")
         XCTAssertEqual(ContainedFile.whyOutside("//etc/passwd"), "is absolute")
