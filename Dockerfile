@@ -25,7 +25,7 @@ ARG BINARIES=build
 
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libvips-dev libraw-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libsqlite3-dev libssl-dev pkg-config make \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libvips-dev libraw-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libsqlite3-dev libssl-dev pkg-config libxml2-utils make \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .

@@ -17,13 +17,15 @@ BIN := .build/$(CONFIG)/thumbs
 # when pkg-config cannot find one of them (Debian/Ubuntu): libvips; LibRaw
 # (camera RAWs, the thread-safe libraw_r); libheif (HEIC thumbnails); FFmpeg's
 # libavformat, libavcodec, libswscale and libavutil (video poster frames);
-# SQLite (the merge's index under OUT/.thumbs/); OpenSSL's libcrypto (SHA-256).
+# SQLite (the merge's index under OUT/.thumbs/); OpenSSL's libcrypto (SHA-256);
+# xmllint (libxml2-utils), with which the tests check `verify --junit` against
+# a JUnit schema.
 SYSTEM_MODULES := vips libraw_r libheif libavformat libavcodec libswscale libavutil sqlite3 libcrypto
-SYSTEM_PACKAGES := libvips-dev libraw-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libsqlite3-dev libssl-dev pkg-config
+SYSTEM_PACKAGES := libvips-dev libraw-dev libheif-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libsqlite3-dev libssl-dev pkg-config libxml2-utils
 
 setup:
-	@if ! pkg-config --exists $(SYSTEM_MODULES) 2>/dev/null; then \
-	  echo "installing $(SYSTEM_PACKAGES) (pkg-config cannot find all of: $(SYSTEM_MODULES))"; \
+	@if ! pkg-config --exists $(SYSTEM_MODULES) 2>/dev/null || ! command -v xmllint >/dev/null; then \
+	  echo "installing $(SYSTEM_PACKAGES) (pkg-config cannot find all of: $(SYSTEM_MODULES), or xmllint is missing)"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $(SYSTEM_PACKAGES) >/dev/null; \

@@ -47,7 +47,7 @@ final class ProductOptionTests: XCTestCase {
     func testEveryOptionOfTheContractIsInHelp() throws {
         let contract = try Self.contractOptions(Self.productText())
         XCTAssertGreaterThan(contract["run"]?.count ?? 0, 30, "the run options were not read: \(contract["run"] ?? [])")
-        XCTAssertEqual(contract["verify"], ["--against"])
+        XCTAssertEqual(contract["verify"], ["--against", "--diff", "--junit", "--update"])
         XCTAssertEqual(contract["stats"], ["--json"])
         XCTAssertEqual(contract["merge"], ["--out", "--copy", "--verbose"])
         for (command, options) in contract.sorted(by: { $0.key < $1.key }) {

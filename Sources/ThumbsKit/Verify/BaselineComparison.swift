@@ -15,6 +15,9 @@ public struct BaselineComparison: Sendable {
     public var baseline: Manifest
     /// Relative change in output bytes tolerated (0.10 = 10%).
     public var sizeTolerance: Double
+    /// Compares the pixels of outputs of equal dimensions, when the outputs
+    /// are at hand (nil: the manifests alone are compared).
+    var pixels: PixelComparison?
 
     public init(current: Manifest, baseline: Manifest, sizeTolerance: Double = 0.10) {
         self.current = current
@@ -22,30 +25,47 @@ public struct BaselineComparison: Sendable {
         self.sizeTolerance = sizeTolerance
     }
 
+    init(current: Manifest, baseline: Manifest, pixels: PixelComparison?) {
+        self.init(current: current, baseline: baseline)
+        self.pixels = pixels
+    }
+
     public func run() -> [VerifyFinding] {
-        var findings: [VerifyFinding] = []
-        if current.settings != baseline.settings {
-            findings.append(VerifyFinding(.settingsChanged, id: "",
-                "settings differ from the baseline: \(Self.describe(baseline.settings)) → \(Self.describe(current.settings))"))
-        }
+        var findings = Self.settingsFindings(current.settings, baseline.settings)
         let before = Dictionary(baseline.items.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var seen = Set<String>()
         seen.reserveCapacity(current.items.count)
         for item in current.items where seen.insert(item.id).inserted {
             guard let old = before[item.id] else {
-                findings.append(VerifyFinding(.added, id: item.id, "new item (\(item.status.rawValue)), not in the baseline"))
+                findings.append(Self.added(item))
                 continue
             }
             compare(item, with: old, into: &findings)
         }
         for old in baseline.items where !seen.contains(old.id) {
             seen.insert(old.id)
-            findings.append(VerifyFinding(.missing, id: old.id, "in the baseline (\(old.status.rawValue)) but not in this manifest"))
+            findings.append(Self.missing(old))
         }
         return findings
     }
 
-    private func compare(_ item: ManifestItem, with old: ManifestItem, into findings: inout [VerifyFinding]) {
+    /// One finding when the settings differ, none when they are the same.
+    static func settingsFindings(_ current: OutputSettings, _ baseline: OutputSettings) -> [VerifyFinding] {
+        guard current != baseline else { return [] }
+        return [VerifyFinding(.settingsChanged, id: "",
+                              "settings differ from the baseline: \(describe(baseline)) → \(describe(current))")]
+    }
+
+    static func added(_ item: ManifestItem) -> VerifyFinding {
+        VerifyFinding(.added, id: item.id, "new item (\(item.status.rawValue)), not in the baseline")
+    }
+
+    static func missing(_ old: ManifestItem) -> VerifyFinding {
+        VerifyFinding(.missing, id: old.id, "in the baseline (\(old.status.rawValue)) but not in this manifest")
+    }
+
+    /// The findings of one item against its baseline record.
+    func compare(_ item: ManifestItem, with old: ManifestItem, into findings: inout [VerifyFinding]) {
         if Self.statusClass(item) != Self.statusClass(old) {
             var message = "status \(Self.statusClass(old)) → \(Self.statusClass(item))"
             if let error = item.error { message += " (\(error.message))" }
@@ -68,6 +88,8 @@ public struct BaselineComparison: Sendable {
             if (new.width, new.height) != (output.width, output.height) {
                 findings.append(VerifyFinding(.outputDimensionsChanged, id: item.id, path: new.path,
                     "\(new.path) is \(new.width)×\(new.height), was \(output.width)×\(output.height)"))
+            } else if let pixels {
+                findings += pixels.compare(new, with: output, of: item.id)
             }
             if changedBeyondTolerance(new.bytes, output.bytes) {
                 findings.append(VerifyFinding(.outputSizeChanged, id: item.id, path: new.path,

@@ -27,6 +27,7 @@ enum ContainedFile {
 
     /// The bytes of `relative` below `root`.
     static func read(_ relative: String, under root: String) throws(Failure) -> Data {
+        let relative = withoutDoubledSlashes(relative)
         guard RelativePath.isContained(relative) else { throw .outside }
         let place: ContainedPath
         do {
@@ -76,6 +77,34 @@ enum ContainedFile {
         if let failure { throw .unreadable(failure.text) }
         if offset < size { data.removeSubrange(offset...) }
         return data
+    }
+
+    /// `256//p01.jpg` as `256/p01.jpg`: for the system a doubled slash is
+    /// one, so such a path stays inside the folder (issue 39). A leading
+    /// slash stays (absolute: outside), and so does a trailing one.
+    static func withoutDoubledSlashes(_ path: String) -> String {
+        guard path.contains("//") else { return path }
+        var out = ""
+        var previousSlash = false
+        for (index, character) in path.enumerated() {
+            let slash = character == "/"
+            if slash && previousSlash && index > 1 { continue }
+            out.append(character)
+            previousSlash = slash
+        }
+        return out
+    }
+
+    /// Why a path that `read` refuses without a lookup leads outside the
+    /// folder, for a finding.
+    static func whyOutside(_ path: String) -> String {
+        if path.isEmpty { return "is empty" }
+        if path.hasPrefix("/") { return "is absolute" }
+        if path.utf8.contains(0) { return "holds a NUL byte" }
+        let segments = withoutDoubledSlashes(path).split(separator: "/", omittingEmptySubsequences: false)
+        if segments.contains("..") { return "climbs out with `..`" }
+        if segments.contains(".") { return "has a `.` segment" }
+        return "has an empty segment"
     }
 
     /// The first component of `relative` (as a path below `root`) that is a

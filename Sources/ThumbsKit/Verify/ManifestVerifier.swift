@@ -1,29 +1,113 @@
 import Foundation
 
 /// `thumbs verify MANIFEST [--against BASELINE]`: the outputs on disk against
-/// the manifest, and optionally the manifest against a baseline.
+/// the manifest, and optionally the manifest and its outputs against a
+/// baseline run's.
 public struct ManifestVerifier: Sendable {
     public var manifestPath: String
+    /// A baseline run's folder, or its manifest with the outputs beside it.
     public var baselinePath: String?
+    public var limits: DifferenceLimits
+    /// `--diff DIR`: a side-by-side image per changed output, and index.html.
+    public var diffFolder: String?
 
-    public init(manifestPath: String, baselinePath: String? = nil) {
+    public init(manifestPath: String, baselinePath: String? = nil, limits: DifferenceLimits = DifferenceLimits(),
+                diffFolder: String? = nil) {
         self.manifestPath = manifestPath
         self.baselinePath = baselinePath
+        self.limits = limits
+        self.diffFolder = diffFolder
     }
 
+    /// Items checked at once (spread over the cores by `OutputCheck`).
+    static let batch = 256
+
     /// Throws `usage` (exit 2) when a manifest cannot be read or is not one.
+    ///
+    /// Both manifests are read item by item (`ManifestSource`): the
+    /// baseline's items are indexed by id in SQLite (`PreviousIndex`, in
+    /// memory for a small baseline, else a file of a scratch folder removed
+    /// at the end), and each item of this manifest, read in batches, looks up
+    /// its baseline record there. Memory holds a batch and the findings,
+    /// never a manifest: a million items cost what ten thousand do.
     public func run() throws(RunError) -> VerifyResult {
-        let manifest = try JSONCoding.readManifest(at: manifestPath)
-        let baseline = try baselinePath.map { path throws(RunError) in try JSONCoding.readManifest(at: path) }
+        let source = try ManifestSource.open(manifestPath)
+        let baseline = try baselinePath.map { path throws(RunError) in try BaselineLocation(path) }
+        let scratch = BaselineScratch()
+        defer { scratch.remove() }
+        let index = try baseline.map { place throws(RunError) in try scratch.index(of: place.manifest) }
         try VipsRuntime.start()
-        let root = (manifestPath as NSString).deletingLastPathComponent
-        let disk = OutputCheck(manifest: manifest, root: root.isEmpty ? "." : root).run()
-        var findings = disk.findings
-        if let baseline {
-            findings += BaselineComparison(current: manifest, baseline: baseline).run()
+        let root = Self.folder(of: manifestPath)
+        let check = OutputCheck(manifest: source.header, root: root)
+        var diff: DiffWriter?
+        if baseline != nil, let diffFolder { diff = try DiffWriter(folder: diffFolder) }
+        let comparison = index.map { index in
+            BaselineComparison(current: source.header, baseline: index.header,
+                               pixels: PixelComparison(root: root, baselineRoot: baseline!.root, limits: limits, diff: diff))
         }
-        return VerifyResult(manifest: manifestPath, baseline: baselinePath, items: manifest.items.count,
-                            outputs: disk.outputs, findings: findings)
+        var findings = comparison.map { BaselineComparison.settingsFindings($0.current.settings, $0.baseline.settings) } ?? []
+        var items = 0, outputs = 0
+        var batch: [ManifestItem] = []
+        batch.reserveCapacity(Self.batch)
+        func flush() {
+            findings += check.findings(for: batch)
+            if let comparison, let index {
+                for item in batch {
+                    guard let old = index.records.record(for: item.id) else {
+                        findings.append(BaselineComparison.added(item))
+                        continue
+                    }
+                    comparison.compare(item, with: old, into: &findings)
+                }
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
+        let cursor = source.items()
+        while let item = try cursor.next() {
+            items += 1
+            outputs += item.outputs.count
+            batch.append(item)
+            if batch.count == Self.batch { flush() }
+        }
+        flush()
+        if let index {
+            for id in index.records.unseen() {
+                if let old = index.records.record(for: id) { findings.append(BaselineComparison.missing(old)) }
+            }
+        }
+        if let baseline { try diff?.finish(baseline: baseline.manifest, limits: limits) }
+        return VerifyResult(manifest: manifestPath, baseline: baseline?.manifest, items: items,
+                            outputs: outputs, findings: findings, maxDifference: baseline == nil ? nil : limits.maxDifference)
+    }
+
+    /// The folder a manifest's output paths are relative to.
+    static func folder(of manifestPath: String) -> String {
+        let folder = (manifestPath as NSString).deletingLastPathComponent
+        return folder.isEmpty ? "." : folder
+    }
+}
+
+/// Where a baseline lies: `--against` names its folder (the manifest is
+/// `manifest.json` in it) or its manifest (the outputs beside it).
+public struct BaselineLocation: Sendable, Equatable {
+    public var manifest: String
+    /// The baseline's folder: its output paths are relative to it, and
+    /// nothing outside it is read (or, with `--update`, written).
+    public var root: String
+
+    public init(_ path: String) throws(RunError) {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw .usage("baseline \(path) does not exist: give a baseline run's folder or its manifest.json")
+        }
+        if isFolder.boolValue {
+            let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+            manifest = trimmed + "/manifest.json"
+            root = trimmed
+        } else {
+            manifest = path
+            root = ManifestVerifier.folder(of: path)
+        }
     }
 }
 
@@ -37,14 +121,19 @@ public struct VerifyResult: Sendable, Codable, Equatable {
     /// Items in the manifest and outputs checked on disk.
     public var items: Int
     public var outputs: Int
+    /// `--max-difference` of the comparison with the baseline; the findings
+    /// `changed-pixels` carry their measures (`difference`).
+    public var maxDifference: Double?
     public var findings: [VerifyFinding]
 
-    public init(manifest: String, baseline: String?, items: Int, outputs: Int, findings: [VerifyFinding]) {
+    public init(manifest: String, baseline: String?, items: Int, outputs: Int, findings: [VerifyFinding],
+                maxDifference: Double? = nil) {
         self.manifest = manifest
         self.baseline = baseline
         self.items = items
         self.outputs = outputs
         self.findings = findings
+        self.maxDifference = maxDifference
     }
 
     public var isClean: Bool { findings.isEmpty }

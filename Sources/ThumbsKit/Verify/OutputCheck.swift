@@ -25,8 +25,14 @@ public struct OutputCheck: Sendable {
     /// libvips must start (`VipsRuntime.start()`) for headers to be read;
     /// if it cannot, every output is reported unreadable.
     public func run() -> (findings: [VerifyFinding], outputs: Int) {
-        try? VipsRuntime.start()
         let items = manifest.items
+        return (findings(for: items), items.reduce(0) { $0 + $1.outputs.count })
+    }
+
+    /// The findings of `items` (a batch of a streamed manifest, or all of
+    /// them), in their order.
+    func findings(for items: [ManifestItem]) -> [VerifyFinding] {
+        try? VipsRuntime.start()
         let boxes = Dictionary(manifest.settings.sizes.map { ($0.label, $0) }, uniquingKeysWith: { first, _ in first })
         let labels = manifest.settings.sizes.map(\.label)
         // Items are independent and reading files dominates: spread them over
@@ -38,8 +44,7 @@ public struct OutputCheck: Sendable {
         DispatchQueue.concurrentPerform(iterations: items.count) { index in
             slots.buffer[index] = check(items[index], boxes: boxes, labels: labels)
         }
-        let outputs = items.reduce(0) { $0 + $1.outputs.count }
-        return (perItem.flatMap { $0 }, outputs)
+        return perItem.flatMap { $0 }
     }
 
     func check(_ item: ManifestItem, boxes: [String: ThumbSize], labels: [String]) -> [VerifyFinding] {
@@ -70,8 +75,11 @@ public struct OutputCheck: Sendable {
         } catch {
             switch error {
             case .outside:
-                finding(.outsideFolder, "\(output.path) leads outside the manifest's folder, so verify does not open it"
-                        + " (a merge without --copy refers to the shards' folders: verify each shard, or merge with --copy)")
+                // Only a path into a sibling folder is what a merge without
+                // --copy writes; anything else gets no merge hint (issue 39).
+                let hint = output.path.hasPrefix("../") && !output.path.dropFirst(3).split(separator: "/").contains("..")
+                    ? " (a merge without --copy refers to the shards' folders: verify each shard, or merge with --copy)" : ""
+                finding(.outsideFolder, "\(output.path) \(ContainedFile.whyOutside(output.path)): it leads outside the manifest's folder, so verify does not open it" + hint)
             case .link(let link):
                 finding(.outsideFolder, (link == output.path ? "\(output.path) is a symbolic link" : "\(output.path) goes through the symbolic link \(link)")
                         + ", and verify follows no link (one can lead outside the manifest's folder): it is not opened")

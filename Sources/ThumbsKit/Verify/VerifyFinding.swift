@@ -25,6 +25,16 @@ public struct VerifyFinding: Sendable, Codable, Equatable {
         case outputMissing = "output-missing"
         case outputDimensionsChanged = "output-dimensions-changed"
         case outputSizeChanged = "output-size-changed"
+        /// The output looks different from the baseline's (`PixelDifference`
+        /// beyond `DifferenceLimits`).
+        case changedPixels = "changed-pixels"
+        /// The baseline's output of the same item and size cannot be
+        /// compared: not there, not readable, leading outside the baseline's
+        /// folder, or of other dimensions than its manifest says.
+        case baselineMissingOutput = "baseline-missing-output"
+        case baselineUnreadableOutput = "baseline-unreadable-output"
+        case baselineOutsideFolder = "baseline-outside-folder"
+        case baselineDimensionMismatch = "baseline-dimension-mismatch"
 
         /// True for findings that come from comparing with a baseline.
         public var isBaseline: Bool {
@@ -43,20 +53,29 @@ public struct VerifyFinding: Sendable, Codable, Equatable {
     public var id: String
     /// The output's path relative to OUT, when the finding is about one output.
     public var path: String?
+    /// The output's size label (`256`, `100x40`), for findings about one
+    /// output compared with the baseline's.
+    public var size: String?
     public var message: String
+    /// The measures, for `changed-pixels`.
+    public var difference: PixelDifference?
 
-    public init(_ kind: Kind, id: String, path: String? = nil, _ message: String) {
+    public init(_ kind: Kind, id: String, path: String? = nil, size: String? = nil, _ message: String,
+                difference: PixelDifference? = nil) {
         self.kind = kind
         self.id = id
         self.path = path
+        self.size = size
         self.message = message
+        self.difference = difference
     }
 
     /// One line for a terminal or a CI log. Ids come from file names and
     /// lists, so control characters are escaped: a finding stays one line.
     public var line: String {
         let label = kind.rawValue.padding(toLength: VerifyFinding.kindWidth, withPad: " ", startingAt: 0)
-        let subject = id.isEmpty ? "" : VerifyFinding.oneLine(id) + ": "
+        let sized = size.map { " " + VerifyFinding.oneLine($0) } ?? ""
+        let subject = id.isEmpty ? "" : VerifyFinding.oneLine(id) + sized + ": "
         return label + " " + subject + VerifyFinding.oneLine(message)
     }
 

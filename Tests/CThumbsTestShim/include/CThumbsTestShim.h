@@ -50,4 +50,19 @@ int test_write_heic(const char *path, const unsigned char *rgb, int width, int h
 int test_write_hdr_heif(const char *path, const uint16_t *rgb10, int width, int height, int primaries,
                         int transfer, int avif, const uint16_t *thumb_rgb10, int thumb_width, int thumb_height);
 
+// MARK: - verify --against: the changes a baseline must catch (visual_changes.c)
+
+/// Saves packed 8-bit RGB pixels to `path_and_options` (`a.jpg[Q=80,strip]`). 0, or -1.
+int test_write_rgb8(const char *path_and_options, const unsigned char *rgb, int width, int height);
+
+/// libvips' own thumbnail of `source` (vips_thumbnail, `width` x `height`,
+/// centre crop when `crop`), saved to `path_and_options`. 0, or -1.
+int test_vips_thumbnail(const char *source, const char *path_and_options, int width, int height, int crop);
+
+/// `source` (sRGB) converted to Display P3 (primaries of DCI-P3, D65
+/// white, the sRGB curve; profile made by lcms2), saved as a JPEG at
+/// quality 95 with the P3 profile embedded, or, when `keep_profile` is 0,
+/// without it: the P3 numbers then read as sRGB (colour management lost).
+int test_write_display_p3(const char *source, const char *path, int keep_profile);
+
 #endif

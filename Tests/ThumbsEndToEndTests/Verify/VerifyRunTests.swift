@@ -152,7 +152,7 @@ final class VerifyRunTests: XCTestCase {
         baseline.items[keep].outputs[0].bytes = baseline.items[keep].outputs[0].bytes * 10 / 13
         let grows = baseline.items.firstIndex { $0.id == "grows.jpg" }!
         baseline.items[grows].outputs[0].bytes = baseline.items[grows].outputs[0].bytes * 100 / 105  // +5%: tolerated
-        let baselinePath = dir + "/baseline.json"
+        let baselinePath = dir + "/baseline/manifest.json"
         try JSONCoding.encode(baseline).write(to: URL(fileURLWithPath: baselinePath))
 
         try FileManager.default.removeItem(atPath: src + "/gone.jpg")
