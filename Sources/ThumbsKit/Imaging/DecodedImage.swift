@@ -1,4 +1,4 @@
-/// A source after `Thumbnailer.decode`: its header, and either decoded
+/// A source after its decoder (`DecodePlan.decode`): its header, and either decoded
 /// pixels waiting for `Thumbnailer.finish` or the finished thumbnails.
 public struct DecodedImage: Sendable {
     public var info: SourceImageInfo
@@ -8,6 +8,8 @@ public struct DecodedImage: Sendable {
     /// How strict the decode was asked to be: `finish` applies it to the
     /// colour profile (`SRGBConversion`).
     var failOn: FailOn
+    /// A video's facts, from its decoder (`VideoDecoder`); nil otherwise.
+    var video: VideoFacts?
 
     enum Stage: Sendable {
         case pixels(DecodedPixels)
