@@ -17,9 +17,10 @@ import CVipsShim
 /// `--fail-on` whether it passes or fails.
 enum DirectJPEG {
     /// The largest decoded image held in memory at once (per job). Larger
-    /// decodes stream through libvips in strips instead. 32 MB is a 12 MP
-    /// photo at 1/2 in RGB (9 MB) with room for a 1/1 decode of a 10 MP grey
-    /// or 3.5 MP colour one; the run's `MemoryBudget` is this per job.
+    /// decodes stream through libvips in strips instead. 32 MB holds a 1/1
+    /// decode of a 10 MP colour photo (30 MB), or a 1/2 decode of a 40 MP
+    /// one: every phone's photo at the sizes thumbnails need. The run's
+    /// `MemoryBudget` is this much per job (`ProcessingWindow`).
     static let memoryBudget = 32 << 20
 
     /// A JPEG header as stored (before orientation).
