@@ -179,4 +179,40 @@ final class DecoderListTests: TemporaryFolderTestCase {
         XCTAssertLessThanOrEqual(file.peakBytesHeld, jpegBytes.count, "only the JPEG's bytes are held, not the video's")
         XCTAssertEqual(JPEGExtent.find(.file(file))?.length, jpegBytes.count)
     }
+
+    /// A PNG with a large private chunk (20 MB of a camera app's data) goes
+    /// to libvips, which reads the file through thumbs' descriptor: nothing
+    /// of it is held in memory by a reader.
+    func testLibvipsReadsAFileByRangesHoldingNothing() async throws {
+        let plain = try [UInt8](Data(contentsOf: URL(fileURLWithPath: TestImages.write(root + "/plain.png", width: 320, height: 240))))
+        let payload = [UInt8](repeating: 0x42, count: 20 << 20)
+        let type = Array("prVt".utf8)
+        var chunk = withUnsafeBytes(of: UInt32(payload.count).bigEndian, Array.init) + type + payload
+        chunk += withUnsafeBytes(of: Self.crc32(type + payload).bigEndian, Array.init)
+        // After the signature (8 bytes) and IHDR (25).
+        let path = root + "/chunk.png"
+        try Data(Array(plain[0..<33]) + chunk + Array(plain[33...])).write(to: URL(fileURLWithPath: path))
+
+        let file = try SourceFile(path: path)
+        let planned = try DecoderList.plan(.file(file), format: "png", settings: settings(64), limits: DecodeLimits())
+        XCTAssertEqual(planned.path, .libvips)
+        XCTAssertEqual(planned.reads, .streamed)
+        let budget = MemoryBudget(capacity: 1 << 30)
+        let (image, reserved) = try await DecoderList.standard.decode(
+            file, format: "png", settings: settings(64), limits: DecodeLimits(), memory: budget, pool: BlockingPool(threads: 1)
+        )
+        await budget.release(reserved)
+        XCTAssertEqual(image.info.width, 320)
+        XCTAssertEqual(file.peakBytesHeld, 0, "libvips read the file by ranges, not from a buffer of it")
+    }
+
+    /// PNG's CRC-32 (ISO 3309), for a chunk made here.
+    private static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
 }
