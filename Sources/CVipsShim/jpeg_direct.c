@@ -206,12 +206,14 @@ size_t shim_jpeg_streamed_bytes(const void *buf, size_t len, int shrink, int tar
 /* One exit for every outcome (done:): libjpeg's error or warning jumps
  * there through setjmp, refusals go there directly, and the buffers the
  * result took over are set to NULL first so that only the rest is freed. */
-int shim_jpeg_direct_decode_to(const void *buf, size_t len, int shrink, int target_w, int target_h,
-                               size_t max_bytes, shim_jpeg_pixels *out) {
+int shim_jpeg_direct_decode_path(const void *buf, size_t len, int path, int shrink, int target_w, int target_h,
+                                 size_t max_bytes, shim_jpeg_pixels *out) {
     memset(out, 0, sizeof *out);
     if (!buf || len < 4 || len > (size_t) 0xFFFFFFFFu)
         return -1;
     if (shrink != 1 && shrink != 2 && shrink != 4 && shrink != 8)
+        return -1;
+    if (path != SHIM_JPEG_PATH_DC && path != SHIM_JPEG_PATH_COMPACT && path != SHIM_JPEG_PATH_LIBJPEG)
         return -1;
 
     struct jpeg_decompress_struct cinfo;
@@ -249,7 +251,11 @@ int shim_jpeg_direct_decode_to(const void *buf, size_t len, int shrink, int targ
 
     size_t width, height;
     int bands;
-    if (shrink == 8) {
+    /* Only the path the caller chose (Swift's JPEGPathRule): a path that
+     * declines fails here, and the caller plans the next one. */
+    if (path == SHIM_JPEG_PATH_DC) {
+        if (shrink != 8)
+            goto done;
         /* DC coefficients alone make the 1/8 image (jpeg_dc.c). */
         uint8_t *dc = NULL;
         int decoder;
@@ -259,10 +265,12 @@ int shim_jpeg_direct_decode_to(const void *buf, size_t len, int shrink, int targ
                         icc, profile_length, decoder);
             icc = NULL; /* `out` owns it */
             result = 0;
-            goto done;
         }
+        goto done;
     }
-    if (cinfo.progressive_mode && (shrink == 1 || shrink == 2 || shrink == 4)) {
+    if (path == SHIM_JPEG_PATH_COMPACT) {
+        if (!cinfo.progressive_mode || shrink == 8)
+            goto done;
         /* Only the coefficients the reduced IDCT reads, or at 1/1 a band of
          * them at a time (jpeg_prog.c). */
         uint8_t *reduced = NULL;
@@ -272,8 +280,8 @@ int shim_jpeg_direct_decode_to(const void *buf, size_t len, int shrink, int targ
                         icc, profile_length, JPEG_DECODER_PROGRESSIVE_COMPACT);
             icc = NULL; /* `out` owns it */
             result = 0;
-            goto done;
         }
+        goto done;
     }
 
     /* Same choices as libvips's loader: default (ISLOW) IDCT and fancy

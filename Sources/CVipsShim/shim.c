@@ -1,6 +1,8 @@
 #include "CVipsShim.h"
 #include <string.h>
 #include <malloc.h>
+#include <errno.h>
+#include <unistd.h>
 #include <vips/vector.h>
 
 int shim_init(const char *argv0) {
@@ -68,6 +70,97 @@ int shim_load_from_buffer(const void *buf, size_t len, const char *loader,
                                           NULL);
     else
         *out = vips_image_new_from_buffer(buf, len, "",
+                                          "access", VIPS_ACCESS_SEQUENTIAL,
+                                          "fail_on", fail_on,
+                                          NULL);
+    return *out ? 0 : -1;
+}
+
+/* The position of one source's reads, served by pread on thumbs' own
+ * descriptor: libvips reads and seeks, the file offset is never touched. */
+typedef struct {
+    int fd;
+    gint64 position;
+    gint64 size;
+} descriptor_reader;
+
+static gint64 descriptor_read(VipsSourceCustom *custom, void *buffer, gint64 length,
+                              descriptor_reader *reader) {
+    (void) custom;
+    if (length <= 0 || reader->position >= reader->size)
+        return 0;
+    ssize_t n;
+    do
+        n = pread(reader->fd, buffer, (size_t) length, (off_t) reader->position);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return -1;
+    reader->position += n;
+    return n;
+}
+
+static gint64 descriptor_seek(VipsSourceCustom *custom, gint64 offset, int whence,
+                              descriptor_reader *reader) {
+    (void) custom;
+    gint64 base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? reader->position
+                : whence == SEEK_END ? reader->size : -1;
+    if (base < 0 || base + offset < 0)
+        return -1;
+    reader->position = base + offset;
+    return reader->position;
+}
+
+VipsSource *shim_source_from_descriptor(int fd, gint64 size) {
+    VipsSourceCustom *custom = vips_source_custom_new();
+    if (!custom)
+        return NULL;
+    descriptor_reader *reader = g_new0(descriptor_reader, 1);
+    reader->fd = fd;
+    reader->size = size;
+    /* Freed with the source. */
+    g_object_set_data_full(G_OBJECT(custom), "thumbs-reader", reader, g_free);
+    g_signal_connect(custom, "read", G_CALLBACK(descriptor_read), reader);
+    g_signal_connect(custom, "seek", G_CALLBACK(descriptor_seek), reader);
+    return VIPS_SOURCE(custom);
+}
+
+int shim_source_has_loader(VipsSource *source) {
+    return vips_foreign_find_load_source(source) ? 1 : 0;
+}
+
+int shim_header_from_source(VipsSource *source, int fail_on, VipsImage **out, const char **loader) {
+    *out = NULL;
+    *loader = NULL;
+    const char *name = vips_foreign_find_load_source(source);
+    if (!name)
+        return -1;
+    const char *nick = vips_nickname_find(g_type_from_name(name));
+    *loader = nick ? nick : name;
+    *out = vips_image_new_from_source(source, "",
+                                      "access", VIPS_ACCESS_SEQUENTIAL,
+                                      "fail_on", fail_on,
+                                      NULL);
+    return *out ? 0 : -1;
+}
+
+int shim_load_from_source(VipsSource *source, const char *loader, int jpeg_shrink, double scale,
+                          int fail_on, VipsImage **out) {
+    if (jpeg_shrink > 1 && is_loader(loader, "jpegload"))
+        *out = vips_image_new_from_source(source, "",
+                                          "access", VIPS_ACCESS_SEQUENTIAL,
+                                          "fail_on", fail_on,
+                                          "shrink", jpeg_shrink,
+                                          NULL);
+    else if (scale != 1.0 && (is_loader(loader, "webpload") ||
+                              is_loader(loader, "svgload") ||
+                              is_loader(loader, "pdfload")))
+        *out = vips_image_new_from_source(source, "",
+                                          "access", VIPS_ACCESS_SEQUENTIAL,
+                                          "fail_on", fail_on,
+                                          "scale", scale,
+                                          NULL);
+    else
+        *out = vips_image_new_from_source(source, "",
                                           "access", VIPS_ACCESS_SEQUENTIAL,
                                           "fail_on", fail_on,
                                           NULL);

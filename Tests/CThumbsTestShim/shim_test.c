@@ -21,7 +21,13 @@ int shim_image_avg(VipsImage *in, double *out) {
 
 int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
                             size_t max_bytes, shim_jpeg_pixels *out) {
-    return shim_jpeg_direct_decode_to(buf, len, shrink, 0, 0, max_bytes, out);
+    /* Every path that can take the scale, in the pipeline's order, so that
+     * the untrusted bytes meet each of the parsers. */
+    if (shrink == 8 && shim_jpeg_direct_decode_path(buf, len, SHIM_JPEG_PATH_DC, shrink, 0, 0, max_bytes, out) == 0)
+        return 0;
+    if (shrink != 8 && shim_jpeg_direct_decode_path(buf, len, SHIM_JPEG_PATH_COMPACT, shrink, 0, 0, max_bytes, out) == 0)
+        return 0;
+    return shim_jpeg_direct_decode_path(buf, len, SHIM_JPEG_PATH_LIBJPEG, shrink, 0, 0, max_bytes, out);
 }
 
 int test_exif_orientation_guarded(const unsigned char *payload, size_t length) {

@@ -40,6 +40,24 @@ int shim_load_from_buffer(const void *buf, size_t len, const char *loader,
                           int jpeg_shrink, double scale, int fail_on,
                           VipsImage **out);
 
+/// A libvips source whose reads and seeks are `pread`s on `fd` (thumbs'
+/// own descriptor, held open by SourceFile for as long as the image lives):
+/// libvips reads a file by ranges and never maps it (a mapped file that is
+/// truncated kills the process with SIGBUS). Unref it when done.
+VipsSource *shim_source_from_descriptor(int fd, gint64 size);
+
+/// 1 when one of libvips' loaders reads the source's format from a source.
+int shim_source_has_loader(VipsSource *source);
+
+/// shim_header_from_buffer over a source: the loader's nickname (e.g.
+/// "tiffload_source"), or -1 with *loader NULL when no loader reads it
+/// from a source.
+int shim_header_from_source(VipsSource *source, int fail_on, VipsImage **out, const char **loader);
+
+/// shim_load_from_buffer over a source.
+int shim_load_from_source(VipsSource *source, const char *loader, int jpeg_shrink, double scale,
+                          int fail_on, VipsImage **out);
+
 /// Resizes with Lanczos3 by separate horizontal and vertical factors.
 int shim_resize(VipsImage *in, VipsImage **out, double hscale, double vscale);
 
@@ -154,7 +172,20 @@ typedef struct {
     int decoder;
 } shim_jpeg_pixels;
 
-/// Decodes at 1/`shrink` (1, 2, 4 or 8); fails when the decode would take
+/// The JPEG paths of shim_jpeg_direct_decode_path: which one is Swift's
+/// choice (JPEGPathRule), made once there and never again here.
+enum {
+    /// DC coefficients only, at 1/8 (jpeg_dc.c; baseline or progressive).
+    SHIM_JPEG_PATH_DC = 1,
+    /// A progressive file's compact decode at 1/1, 1/2 or 1/4 (jpeg_prog.c).
+    SHIM_JPEG_PATH_COMPACT = 3,
+    /// libjpeg itself, scaled on load.
+    SHIM_JPEG_PATH_LIBJPEG = 4,
+};
+
+/// Decodes at 1/`shrink` (1, 2, 4 or 8) on `path` alone (SHIM_JPEG_PATH_…):
+/// a path that cannot take the file fails, and the caller decides what comes
+/// next. Fails when the decode would take
 /// more than `max_bytes`: the pixels, plus the whole image's coefficients
 /// when libjpeg must buffer them (see coefficient_bytes). Free the result with
 /// shim_jpeg_pixels_free (also after shim_jpeg_pixels_image).
@@ -165,10 +196,10 @@ typedef struct {
 /// size): its rows stream into the resize, so the decoded image is never
 /// held whole. Every other decode ignores the target; the caller looks at
 /// the size it got.
-int shim_jpeg_direct_decode_to(const void *buf, size_t len, int shrink, int target_w, int target_h,
-                               size_t max_bytes, shim_jpeg_pixels *out);
+int shim_jpeg_direct_decode_path(const void *buf, size_t len, int path, int shrink, int target_w, int target_h,
+                                 size_t max_bytes, shim_jpeg_pixels *out);
 
-/// What shim_jpeg_direct_decode_to holds at its peak for a progressive file
+/// What shim_jpeg_direct_decode_path holds at its peak for a progressive file
 /// at 1/`shrink` streamed to target_w × target_h; 0 when jpeg_prog.c does
 /// not take the file that way.
 size_t shim_jpeg_streamed_bytes(const void *buf, size_t len, int shrink, int target_w, int target_h);

@@ -5,9 +5,12 @@ import DequeModule
 /// Most decodes need little (a 12 MP JPEG at 1/8 holds about 1 MB), but a
 /// progressive JPEG decoded at 1/4 or larger needs every coefficient of the
 /// image in memory first (72 MB for a 12 MP 4:4:4 photo), whichever library
-/// decodes it; two or four of those at once would take the process far past
-/// its usual size. A decode reserves its peak (`JPEGFacts.peakBytes`) here
-/// before it starts and gives it back when its pixels are finished with.
+/// decodes it; so do a RAW's development, a video's frames, and libvips
+/// with several sizes (a copy of the image); two or four of those at once
+/// would take the process far past its usual size. Every plan of
+/// `DecoderList` reserves its peak (`DecodePlan.peakBytes`) here before it
+/// decodes and gives it back when its pixels are finished with; a fallback
+/// reserves its own after the declined plan's is given back.
 /// Reservations are granted in arrival order; one larger than the whole
 /// budget runs alone, so nothing waits forever. Waiters queue in a `Deque`
 /// (O(1) to take the oldest).
@@ -16,12 +19,21 @@ actor MemoryBudget {
     private var used = 0
     private var waiters = Deque<(bytes: Int, continuation: CheckedContinuation<Void, Never>)>()
 
+    /// The most held at once so far (tests read it).
+    private(set) var mostUsed = 0
+
     /// Reservations below this are granted without counting: the window of
-    /// tasks already bounds them.
+    /// tasks already bounds them (`--jobs` decodes, each of at most this
+    /// plus its share of `DirectJPEG.memoryBudget`). 4 MB is a 12 MP JPEG's
+    /// 1/8 decode (1.2 MB) with room; counting such decodes would only make
+    /// them queue behind a large one for nothing.
     static let smallReservation = 4 << 20
 
     /// Decodes that held at least this much hand their freed pages back to
-    /// the system right after (`MemoryTrim`).
+    /// the system right after (`MemoryTrim`): 24 MB is about what glibc's
+    /// arenas keep per thread without asking (its trim threshold grows to
+    /// 32 MB), so smaller holes are reused by the next decode anyway, and a
+    /// trim (a few hundred microseconds) would cost more than it returns.
     static let trimAfter = 24 << 20
 
     init(capacity: Int) {
@@ -33,6 +45,7 @@ actor MemoryBudget {
         guard bytes >= Self.smallReservation else { return 0 }
         if waiters.isEmpty && fits(bytes) {
             used += bytes
+            mostUsed = max(mostUsed, used)
             return bytes
         }
         await withCheckedContinuation { waiters.append((bytes, $0)) }
@@ -48,6 +61,7 @@ actor MemoryBudget {
         while let first = waiters.first, fits(first.bytes) {
             waiters.removeFirst()
             used += first.bytes
+            mostUsed = max(mostUsed, used)
             first.continuation.resume()
         }
     }

@@ -1,11 +1,14 @@
-/// A source file held open: its first bytes, any byte range, and finally the
-/// whole of it (`SourceBytes`), all through one descriptor.
+import Synchronization
+
+/// A source file held open: its first bytes and any byte range, all through
+/// one descriptor; its hash streams through it (`SourceBytes`), and every
+/// decoder reads it by ranges (`ImageSource`).
 ///
 /// This is the handle the pipeline looks at a file through before it
 /// decides to read it: `ItemProcessor` sniffs `prefix`, reads the header
 /// (`SourceHeader`, which follows JPEG segments and TIFF directories with
 /// `bytes(at:count:)`), checks the limits (`SourceLimits`), and only then
-/// reads the rest. A 20 GB file that is not an image costs one 64 KiB read.
+/// hashes the rest and hands it to the decoders (`DecoderList`). A 20 GB file that is not an image costs one 64 KiB read.
 ///
 /// Files are read, never memory-mapped (see `SourceBytes`). Only regular
 /// files are opened for good: the open itself does not block (a FIFO with no
@@ -24,6 +27,10 @@ final class SourceFile: @unchecked Sendable {
     let hook: SourceReadHook?
     private let fd: Int32
     private let before: FileInfo
+    /// Bytes of the file that its readers hold in memory now, and the most
+    /// they held at once (`hold`, `letGo`): what a motion photo's test
+    /// measures, rather than assumes.
+    private let held = Mutex<(now: Int, peak: Int)>((0, 0))
 
     /// What is read before anything is decided: enough for every signature
     /// and for most headers (a JPEG's SOF usually follows less than 64 KiB
@@ -88,6 +95,23 @@ final class SourceFile: @unchecked Sendable {
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(ItemError) -> Int {
         try Self.fill(fd, buffer, at: offset, path: path)
     }
+
+    /// Counts `count` more bytes of the file as held in memory by a reader
+    /// (the prefix is not counted: every source has it).
+    func hold(_ count: Int) {
+        held.withLock { held in
+            held.now += count
+            held.peak = max(held.peak, held.now)
+        }
+    }
+
+    /// Counts `count` bytes held by `hold` as given back.
+    func letGo(_ count: Int) {
+        held.withLock { $0.now -= count }
+    }
+
+    /// The most bytes of this file its readers held in memory at once.
+    var peakBytesHeld: Int { held.withLock { $0.peak } }
 
     /// The descriptor, for a decoder that reads by ranges itself (a video's,
     /// through FFmpeg): `body` must neither close it nor keep it.

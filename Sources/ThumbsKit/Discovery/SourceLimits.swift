@@ -1,46 +1,33 @@
 import Foundation
 
-/// What is checked between a source's header and the read of the rest of
-/// it, so that no file costs more memory than the run allows.
+/// What is checked between a source's header and the rest of its reading,
+/// so that a file that cannot be an image costs one small read.
 ///
-/// The decoders take the whole file in memory (libjpeg, the direct JPEG
-/// paths, and libvips from a buffer), so a file that is read is held whole
-/// until its thumbnails are made. Three limits keep that bounded:
+/// No source is held whole (its decoders read it by ranges: `ImageSource`),
+/// so its size alone refuses nothing. Two checks remain:
 /// - `--max-pixels`, checked on the header's size (`SourceHeader`) before
-///   the read: a bomb inside a 20 GB file is refused after 64 KiB;
+///   the hash reads the file: a bomb inside a 20 GB file is refused after
+///   64 KiB;
 /// - a JPEG can hold only so much for its pixels: at most `bytesPerPixel`
 ///   per pixel plus `metadataAllowance` (Exif, ICC, XMP, a motion photo's
 ///   video, the second picture of an MPO). A 1×1 JPEG header followed by
-///   20 GB is refused unread;
-/// - `largest`: the most one source may hold in memory, whatever it claims.
-///   Sources larger than `SourceBytes.largeFile` also reserve their size in
-///   a budget of this capacity (`ItemProcessor`), so that three large files
-///   at `--jobs 2` are held one after the other, not at once.
+///   20 GB is refused unread.
 ///
-/// `largest` is an eighth of the machine's memory, between 256 MiB and
-/// 1 GiB: a 300 MB uncompressed TIFF is read on an everyday machine, and a
-/// NAS with 2 GB refuses it rather than swap. A larger image needs a decoder
-/// that reads the file by ranges instead of a buffer (libvips from a file).
+/// A file the sniff does not know (a 4 GB sparse file of zeros) never gets
+/// here: it fails on its first 64 KiB (`ItemProcessor`).
 struct SourceLimits: Sendable {
     var maxPixels: Int
-    var largest: Int
 
     static let bytesPerPixel = 16
     static let metadataAllowance = 64 << 20
 
-    init(maxPixels: Int, largest: Int = Self.largestForThisMachine) {
+    init(maxPixels: Int) {
         self.maxPixels = maxPixels
-        self.largest = largest
     }
-
-    static let largestForThisMachine: Int = {
-        let eighth = Int(clamping: ProcessInfo.processInfo.physicalMemory / 8)
-        return min(1 << 30, max(256 << 20, eighth))
-    }()
 
     /// Throws when `header` or the file's size says the file must not be
     /// read: `too-large` for pixels over `--max-pixels` (the same words as
-    /// the decoder's check) or bytes over a limit. `name` is the source as
+    /// the decoder's check) or a JPEG far larger than its pixels. `name` is the source as
     /// the user knows it (a path, or a URL for a download).
     func check(_ header: SourceHeader, size: Int, name: String) throws(ItemError) {
         if let width = header.width, let height = header.height {
@@ -55,12 +42,6 @@ struct SourceLimits: Sendable {
                     )
                 }
             }
-        }
-        // A video is hashed by streaming and decoded by ranges, never held whole.
-        if size > largest, !VideoSniffer.formats.contains(header.format) {
-            throw ItemError.tooLarge(
-                "\(name) is \(Self.bytes(size)): \(header.format.uppercased()) is decoded from memory, and thumbs holds at most \(Self.bytes(largest)) of one source on this machine; the file was not read"
-            )
         }
     }
 

@@ -1,4 +1,4 @@
-/// A source after `Thumbnailer.decode`: its header, and either decoded
+/// A source after its decoder (`DecodePlan.decode`): its header, and either decoded
 /// pixels waiting for `Thumbnailer.finish` or the finished thumbnails.
 public struct DecodedImage: Sendable {
     public var info: SourceImageInfo
@@ -9,6 +9,8 @@ public struct DecodedImage: Sendable {
     /// colour profile that cannot be used is a warning, never a failure):
     /// left for the decoders' rewrite to remove with its constructors.
     var failOn: FailOn
+    /// A video's facts, from its decoder (`VideoDecoder`); nil otherwise.
+    var video: VideoFacts?
 
     enum Stage: Sendable {
         case pixels(DecodedPixels)

@@ -17,7 +17,10 @@ import CVipsShim
 /// `--fail-on` whether it passes or fails.
 enum DirectJPEG {
     /// The largest decoded image held in memory at once (per job). Larger
-    /// decodes stream through libvips in strips instead.
+    /// decodes stream through libvips in strips instead. 32 MB holds a 1/1
+    /// decode of a 10 MP colour photo (30 MB), or a 1/2 decode of a 40 MP
+    /// one: every phone's photo at the sizes thumbnails need. The run's
+    /// `MemoryBudget` is this much per job (`ProcessingWindow`).
     static let memoryBudget = 32 << 20
 
     /// A JPEG header as stored (before orientation).
@@ -67,60 +70,26 @@ enum DirectJPEG {
             compactBytesFull: header.compact_bytes_full)
     }
 
-    /// Decodes at 1/`shrink` within `memoryBudget` bytes (pixels, plus
-    /// coefficients when libjpeg buffers them), or nil. With a `target`, a
+    /// Decodes at 1/`shrink` on `path` alone (one of `JPEGPathRule`'s)
+    /// within `memoryBudget` bytes (pixels, plus coefficients when libjpeg
+    /// buffers them), or nil when that path declines. With a `target`, a
     /// progressive file at 1/1 on `jpeg_prog.c` comes out resized to it
     /// (every other decode ignores it: look at the size).
-    static func decode(_ bytes: UnsafeRawBufferPointer, shrink: Int, target: PixelSize? = nil, memoryBudget: Int) -> DecodedPixels? {
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, path: DecodePath, shrink: Int, target: PixelSize? = nil, memoryBudget: Int
+    ) -> DecodedPixels? {
+        let code: Int32
+        switch path {
+        case .jpegDC, .jpegDCProgressive: code = Int32(SHIM_JPEG_PATH_DC)
+        case .jpegProgressive: code = Int32(SHIM_JPEG_PATH_COMPACT)
+        case .libjpeg: code = Int32(SHIM_JPEG_PATH_LIBJPEG)
+        default: return nil
+        }
         var decoded = shim_jpeg_pixels()
-        guard shim_jpeg_direct_decode_to(bytes.baseAddress, bytes.count, Int32(shrink), Int32(target?.width ?? 0),
-                                         Int32(target?.height ?? 0), memoryBudget, &decoded) == 0 else {
+        guard shim_jpeg_direct_decode_path(bytes.baseAddress, bytes.count, code, Int32(shrink), Int32(target?.width ?? 0),
+                                           Int32(target?.height ?? 0), memoryBudget, &decoded) == 0 else {
             return nil
         }
         return DecodedPixels(decoded)
-    }
-}
-
-/// Decoded pixels: plain memory, not a libvips image, so a decode thread can
-/// hand them to the thread that resizes and encodes. The JPEG paths make
-/// them, and so does every other decoder that does not go through libvips's
-/// loaders (a RAW's preview or development, a HEIF thumbnail, a video
-/// frame): each fills a `shim_jpeg_pixels` (8-bit grey or RGB, malloc'd, an
-/// optional ICC profile and orientation) and names itself.
-///
-/// `@unchecked Sendable`: nothing changes the pixels after the decode, and
-/// `image()` (which hands them to libvips) is called once, by the one task
-/// that owns the value at that point.
-final class DecodedPixels: @unchecked Sendable {
-    private var decoded: shim_jpeg_pixels
-    /// The decoder that made the pixels.
-    let decoder: DecodePath
-
-    /// Takes `decoded` over (its pixels and profile are freed with this
-    /// value); `decoder` names who made them, the JPEG paths' own code when nil.
-    init(_ decoded: shim_jpeg_pixels, decoder: DecodePath? = nil) {
-        self.decoded = decoded
-        self.decoder = decoder ?? Self.jpegDecoder(decoded.decoder)
-    }
-
-    deinit { shim_jpeg_pixels_free(&decoded) }
-
-    var width: Int { decoded.width }
-    var height: Int { decoded.height }
-
-    /// The JPEG path that `shim_jpeg_direct_decode_to` says it took.
-    private static func jpegDecoder(_ code: Int32) -> DecodePath {
-        switch code {
-        case 1: .jpegDC
-        case 2: .jpegDCProgressive
-        case 3: .jpegProgressive
-        default: .libjpeg
-        }
-    }
-
-    /// A libvips image of the pixels (orientation and ICC profile attached);
-    /// the image takes the memory over. Nil if called a second time.
-    func image() -> VipsImageRef? {
-        shim_jpeg_pixels_image(&decoded).map(VipsImageRef.init)
     }
 }

@@ -3,16 +3,17 @@ import CVipsShim
 
 /// Every format through libvips' own loaders, and the JPEGs the direct paths
 /// do not take. libvips decodes lazily, while it resizes and encodes, so on
-/// this path a source is decoded and rendered in one step.
+/// this path a source is decoded and rendered in one step. A file is read
+/// through its descriptor (`LibvipsInput`), a strip or a chunk at a time.
 enum LibvipsDecoder {
     /// The header, the thumbnails and the signature of one source. Call it
     /// inside `VipsErrorBuffer.attributed`.
     static func render(
-        _ bytes: UnsafeRawBufferPointer,
+        _ source: ImageSource,
         settings: OutputSettings,
         limits: DecodeLimits
     ) throws(ImagingError) -> (SourceImageInfo, RenderedImage) {
-        let header = try LibvipsHeader.open(bytes, limits: limits)
+        let header = try LibvipsHeader.open(source, limits: limits)
         let info = header.info
         let plans = ThumbnailPlans(info, settings: settings)
         // With several sizes the image is decoded into memory by `load`, so
@@ -22,7 +23,7 @@ enum LibvipsDecoder {
         let reusable = plans.sizes.count > 1
         let base: VipsImageRef
         do throws(VipsFailure) {
-            base = try load(bytes, header: header, plans: plans, failOn: limits.failOn, reusable: reusable)
+            base = try load(source, header: header, plans: plans, failOn: limits.failOn, reusable: reusable)
         } catch {
             throw error.meaning(.decode(format: info.format))
         }
@@ -36,7 +37,7 @@ enum LibvipsDecoder {
     /// The pixels, shrunk on load as far as every size allows; in memory
     /// when several sizes read them (`reusable`).
     private static func load(
-        _ bytes: UnsafeRawBufferPointer,
+        _ source: ImageSource,
         header: LibvipsHeader,
         plans: ThumbnailPlans,
         failOn: FailOn,
@@ -55,13 +56,15 @@ enum LibvipsDecoder {
             scale = max(Double(needW) / Double(stored.width), Double(needH) / Double(stored.height))
         }
         var out: UnsafeMutablePointer<VipsImage>?
-        guard shim_load_from_buffer(bytes.baseAddress, bytes.count, header.loader, shrink, scale, Int32(failOn.vipsValue.rawValue), &out) == 0,
+        guard LibvipsInput.load(source, loader: header.loader, shrink: shrink, scale: scale,
+                                failOn: Int32(failOn.vipsValue.rawValue), &out) == 0,
               let out
         else {
             throw VipsFailure(operation: "load")
         }
         var image = VipsImageRef(out)
-        if header.loader.hasPrefix("heifload"), !image.hasICCProfile, let icc = HeifThumbnail.nclxProfile(bytes) {
+        if header.loader.hasPrefix("heifload"), !image.hasICCProfile,
+           let icc = (try? source.withAllBytes { bytes throws(ItemError) in HeifThumbnail.nclxProfile(bytes) }) ?? nil {
             // Colour given by an nclx box only (Display P3 on recent phones):
             // its profile, so that the conversion to sRGB sees P3.
             icc.withUnsafeBytes { vips_image_set_blob_copy(image.pointer, VIPS_META_ICC_NAME, $0.baseAddress, $0.count) }

@@ -9,28 +9,32 @@ struct LibvipsHeader {
     var loader: String
     var info: SourceImageInfo
 
-    /// Opens the header and checks the pixel limit. Call it inside
+    /// Opens the header and checks the pixel limit: from memory, or from a
+    /// file through its descriptor (`LibvipsInput`). Call it inside
     /// `VipsErrorBuffer.attributed`.
-    static func open(_ bytes: UnsafeRawBufferPointer, limits: DecodeLimits) throws(ImagingError) -> LibvipsHeader {
-        guard let base = bytes.baseAddress, bytes.count > 0 else {
+    static func open(_ source: ImageSource, limits: DecodeLimits) throws(ImagingError) -> LibvipsHeader {
+        guard source.count > 0 else {
             throw .item(.decode("the file is empty (0 bytes)"))
         }
         var image: UnsafeMutablePointer<VipsImage>?
         var loaderName: UnsafePointer<CChar>?
-        let status = shim_header_from_buffer(base, bytes.count, Int32(limits.failOn.vipsValue.rawValue), &image, &loaderName)
+        let failOn = Int32(limits.failOn.vipsValue.rawValue)
+        let status = LibvipsInput.header(source, failOn: failOn, &image, &loaderName)
+        let prefix = source.prefix
         guard let loaderName else {
             // No loader took the bytes; what libvips said ("not a known
             // format") adds nothing, and is left in the buffer.
-            throw .item(.unsupported("not an image format thumbs can read (\(describeSignature(bytes)))"))
+            throw .item(.unsupported("not an image format thumbs can read (\(prefix.withUnsafeBytes { describeSignature($0) }))"))
         }
         let loader = String(cString: loaderName)
         guard status == 0, let image else {
             let failure = VipsFailure(operation: "header", fallback: "unreadable header")
-            if loader.hasPrefix("jpegload"), let size = JPEGDimensions.read(bytes) {
+            if loader.hasPrefix("jpegload"), let size = prefix.withUnsafeBytes({ JPEGDimensions.read($0) }) {
                 do throws(ItemError) { try limits.checkPixels(width: size.width, height: size.height) } catch { throw .item(error) }
             }
             throw failure.meaning(.header(
-                loader: loader, format: formatName(loader: loader, image: nil), sniffed: LoaderErrors.formatName(of: bytes)))
+                loader: loader, format: formatName(loader: loader, image: nil),
+                sniffed: prefix.withUnsafeBytes { LoaderErrors.formatName(of: $0) }))
         }
         let ref = VipsImageRef(image)
         let width = ref.width, pageHeight = ref.pageHeight

@@ -1,8 +1,12 @@
 import Foundation
 
 /// Does the work of one item: checks whether it is unchanged, sniffs it and
-/// reads its header, reads and hashes it, decodes it once (or links the outputs of an identical source),
-/// writes its thumbnails, and returns its manifest record.
+/// reads its header, hashes it, decodes it once (or links the outputs of an
+/// identical source), writes its thumbnails, and returns its manifest record.
+///
+/// Every format takes the same loop (`render`): open, plan
+/// (`DecoderList`), reserve (`MemoryBudget`), decode, finish, record; a
+/// decoder that declines hands the source to the next entry's plan.
 ///
 /// Every blocking step runs on one of the run's `BlockingPool`s; this type
 /// only awaits.
@@ -23,9 +27,9 @@ struct ItemProcessor: Sendable {
     let io: BlockingPool
     /// Admits decodes by the memory they hold at their peak.
     let memory: MemoryBudget
-    /// Source files held in memory at once, from the read to the item's
-    /// record: the window's other tasks check earlier outputs, wait for
-    /// downloads or write, without a source buffer each.
+    /// Source files open at once, from the open to the item's record: the
+    /// window's other tasks check earlier outputs, wait for downloads or
+    /// write, without a descriptor and a decode each.
     let sources: AsyncSemaphore
     let previous: PreviousRun
     let force: Bool
@@ -44,8 +48,6 @@ struct ItemProcessor: Sendable {
     /// `--allow-untrusted`: content the sniffer does not know is handed to
     /// libvips (ImageMagick among its loaders) instead of failing unread.
     var allowUntrusted = false
-    /// Bytes of large sources held in memory at once (`SourceLimits`).
-    let sourceMemory = MemoryBudget(capacity: SourceLimits.largestForThisMachine)
 
     /// `position`: the item's place in source order, which a duplicate's
     /// record keeps of its leader (`ManifestItem.leaderPosition`).
@@ -66,8 +68,8 @@ struct ItemProcessor: Sendable {
         case .file(let path, let size, let modified):
             if !force, let record = await unchanged(item) { return record }
             return await sources.withPermit {
-                await withSource(item, path: path) { bytes in
-                    var record = await decodeOnce(item, bytes: bytes, position: position)
+                await withSource(item, path: path) { bytes, format in
+                    var record = await decodeOnce(item, bytes: bytes, format: format, position: position)
                     record.bytes = Int64(bytes.count)
                     record.modified = size == Int64(bytes.count) ? modified : fileStatus(path)?.modified
                     return record
@@ -105,8 +107,8 @@ struct ItemProcessor: Sendable {
         case .downloaded(let file, let download):
             defer { try? PathChanges.remove(file) }
             var record = await sources.withPermit {
-                await withSource(item, path: file) { bytes in
-                    var record = await decodeOnce(item, bytes: bytes, position: position)
+                await withSource(item, path: file) { bytes, format in
+                    var record = await decodeOnce(item, bytes: bytes, format: format, position: position)
                     record.bytes = Int64(bytes.count)
                     return record
                 }
@@ -160,15 +162,15 @@ struct ItemProcessor: Sendable {
 
     // MARK: - Reading
 
-    /// Reads the source at `path` and hands its bytes to `body`, or returns
-    /// the item's failure. On the I/O pool: open the file and read its first
-    /// bytes, sniff them (a file that is not an image fails here, having
-    /// cost one small read), read the header and check the limits
-    /// (`SourceLimits`: pixels, and bytes a file of its kind can hold), then,
-    /// with room for a large file in `sourceMemory`, read the rest, hashing
-    /// it chunk by chunk and stopping for a signal.
+    /// Opens the source at `path`, hashes it and hands it to `body` with the
+    /// sniff's format, or returns the item's failure. On the I/O pool: open
+    /// the file and read its first bytes, sniff them (a file that is not an
+    /// image fails here, having cost one small read), read the header and
+    /// check the limits (`SourceLimits`), then stream every byte through the
+    /// hash, holding none, and stopping for a signal. The decoders read the
+    /// file again by ranges (`ImageSource`).
     private func withSource(
-        _ item: SourceItem, path: String, _ body: (SourceBytes) async -> ManifestItem
+        _ item: SourceItem, path: String, _ body: (SourceBytes, String) async -> ManifestItem
     ) async -> ManifestItem {
         let hook = SourceReadHook.current
         let limits = SourceLimits(maxPixels: self.limits.maxPixels), name = item.source, interrupt = self.interrupt
@@ -190,23 +192,15 @@ struct ItemProcessor: Sendable {
         } catch {
             return failed(item, (error as? ItemError) ?? .io("\(path): \(error)"))
         }
-        // The sniff's own verdict (`SourceHeader`), not a second sniff.
-        let isVideo = VideoSniffer.formats.contains(sniffed)
-        // A video is hashed by streaming and decoded from its descriptor
-        // (`VideoThumbnailer`): nothing of it is held, so no memory is reserved.
-        // So is a camera RAW: its preview is read by range (`RawSource`).
-        let streams = isVideo || RawSniffer.extensions.contains(sniffed)
-        let reserved = !streams && file.size > SourceBytes.largeFile ? await sourceMemory.reserve(file.size) : 0
         var record: ManifestItem
         do {
             let bytes = try await io.run { () throws(ItemError) -> SourceBytes in
-                streams ? try SourceBytes(hashing: file, interrupt: interrupt) : try SourceBytes(reading: file, interrupt: interrupt)
+                try SourceBytes(hashing: file, interrupt: interrupt)
             }
-            record = await body(bytes)
+            record = await body(bytes, sniffed)
         } catch {
             record = failed(item, (error as? ItemError) ?? .io("\(path): \(error)"))
         }
-        await sourceMemory.release(reserved)
         // A file that failed past the sniff still says what it is (a
         // stripped CR2, a truncated MOV): the decoder never named it.
         if record.status == .failed, record.format == nil, sniffed != "unknown" { record.format = sniffed }
@@ -215,16 +209,16 @@ struct ItemProcessor: Sendable {
 
     // MARK: - Decoding once
 
-    private func decodeOnce(_ item: SourceItem, bytes: SourceBytes, position: Int) async -> ManifestItem {
+    private func decodeOnce(_ item: SourceItem, bytes: SourceBytes, format: String, position: Int) async -> ManifestItem {
         // The digest of every byte, made by the read itself: no hash, no
         // bytes, no item (a failed read failed the item before this).
         let sha = bytes.digest
         if case .file(_, let size, _) = item.origin, !sharedSizes.contains(size) {
-            return record(item, sha: sha, outcome: await render(item, bytes: bytes), status: .ok)
+            return record(item, sha: sha, outcome: await render(item, file: bytes.file, format: format), status: .ok)
         }
         switch await registry.claim(sha) {
         case .leader:
-            var outcome = await render(item, bytes: bytes)
+            var outcome = await render(item, file: bytes.file, format: format)
             outcome.leaderPosition = position
             await registry.finish(sha, outcome)
             return record(item, sha: sha, outcome: outcome, status: .ok)
@@ -258,48 +252,21 @@ struct ItemProcessor: Sendable {
         }
     }
 
-    private func render(_ item: SourceItem, bytes: SourceBytes) async -> DuplicateRegistry.Outcome {
+    /// The one loop every format takes (`DecoderList.decode`): plan (the
+    /// first entry that takes the source), reserve the plan's peak in the
+    /// run's `MemoryBudget`, decode; a decoder that declines gives its
+    /// reservation back, and the next entry is planned and reserved in turn.
+    /// Then finish (resize, encode), give the reservation back, and write.
+    private func render(_ item: SourceItem, file: SourceFile, format: String) async -> DuplicateRegistry.Outcome {
         let settings = self.settings, limits = self.limits, out = self.out
+        let sniffed: String? = format == "unknown" ? nil : format
         var reserved = 0
-        var video: VideoFacts?
         do {
-            let decoded: DecodedImage
-            if let file = bytes.streamed,
-               let plan = try await decoders.run({ () throws(ItemError) -> DecodePlan? in try RawDecoder.plan(file, settings: settings, limits: limits) }) {
-                // A camera RAW, read by ranges from its file.
-                reserved = await memory.reserve(plan.peakBytes)
-                decoded = try await decoders.run { () throws(ItemError) -> DecodedImage in
-                    // A development's sensor data, as below for coefficients.
-                    defer { if plan.peakBytes >= MemoryBudget.trimAfter { MemoryTrim.releaseFreePages() } }
-                    return try RawDecoder.decode(file, plan: plan, limits: limits)
-                }
-            } else if let file = bytes.streamed {
-                // A video: its poster frame, read from the file by ranges.
-                let poster = try await decoders.run { () throws(ItemError) -> VideoThumbnailer.Poster in
-                    try VideoThumbnailer.decode(file, settings: settings, limits: limits)
-                }
-                decoded = poster.image
-                video = poster.facts
-            } else {
-            // The header decides the path and the memory it needs; a decode
-            // that needs much (a progressive JPEG's coefficients) waits for
-            // room in the run's memory budget before it starts.
-            let plan = try await decoders.run { () throws(ItemError) -> DecodePlan in
-                try bytes.withBytes { raw throws(ItemError) in try Thumbnailer.plan(raw, settings: settings, limits: limits) }
-            }
-            reserved = await memory.reserve(plan.peakBytes)
-            decoded = try await decoders.run { () throws(ItemError) -> DecodedImage in
-                defer {
-                    // A progressive JPEG's coefficients (tens of MB) were just
-                    // freed; glibc keeps such holes in the thread's arena
-                    // unless asked, and each decode thread has its own.
-                    if plan.peakBytes >= MemoryBudget.trimAfter { MemoryTrim.releaseFreePages() }
-                }
-                return try bytes.withBytes { raw throws(ItemError) in
-                    try Thumbnailer.decode(raw, plan: plan, settings: settings, limits: limits)
-                }
-            }
-            }
+            let result = try await DecoderList.standard.decode(
+                file, format: sniffed, settings: settings, limits: limits, memory: memory, pool: decoders
+            )
+            let decoded = result.image
+            reserved = result.reserved
             let rendered = decoded.needsFinishing
                 ? try await finishers.run { () throws(ItemError) -> RenderedImage in
                     try Thumbnailer.finish(decoded, settings: settings)
@@ -321,7 +288,7 @@ struct ItemProcessor: Sendable {
             }
             return DuplicateRegistry.Outcome(
                 leaderID: item.id, info: decoded.info, decoder: decoded.decoder, signature: rendered.signature, outputs: outputs, error: nil,
-                video: video, warnings: rendered.warnings
+                video: decoded.video, warnings: rendered.warnings
             )
         } catch {
             await memory.release(reserved)

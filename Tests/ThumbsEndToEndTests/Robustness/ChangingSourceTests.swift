@@ -28,7 +28,7 @@ final class ChangingSourceTests: TemporaryFolderTestCase {
     func writeLargeImage(_ name: String) -> String {
         let path = TestImages.write(source + "/" + name, width: 2600, height: 2400, options: "[compression=none]")
         let size = (try? fm.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        XCTAssertGreaterThan(size, SourceBytes.largeFile, "the test image must be above the old mapping threshold")
+        XCTAssertGreaterThan(size, 16 << 20, "the test image must be above the old mapping threshold (16 MB)")
         return path
     }
 

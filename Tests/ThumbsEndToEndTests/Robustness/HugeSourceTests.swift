@@ -64,10 +64,6 @@ final class HugeSourceTests: TemporaryFolderTestCase {
         try SparseFile.write(folder + "/camera.jpg", size: twenty, header: SparseFile.jpegHeader(width: 4000, height: 3000))
         try SparseFile.write(folder + "/one-pixel.jpg", size: twenty, header: SparseFile.jpegHeader(width: 1, height: 1))
         try SparseFile.write(folder + "/bomb.jpg", size: twenty, header: SparseFile.jpegHeader(width: 60000, height: 60000))
-        // A PNG header whose size is fine: only the memory limit refuses it.
-        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
-        png += [0, 0, 0x0F, 0xA0, 0, 0, 0x0B, 0xB8, 8, 2, 0, 0, 0, 0, 0, 0, 0]
-        try SparseFile.write(folder + "/huge.png", size: twenty, header: png)
 
         let result = try run(folder, out: root + "/out", ["--max-failures", "100%"])
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -90,8 +86,6 @@ final class HugeSourceTests: TemporaryFolderTestCase {
         XCTAssertTrue(refusal("camera.jpg").contains("4000×3000 JPEG"))
         XCTAssertTrue(refusal("one-pixel.jpg").contains("1×1 JPEG"))
         XCTAssertTrue(refusal("bomb.jpg").contains("--max-pixels"))
-        let png20 = refusal("huge.png")
-        XCTAssertTrue(png20.contains("20.0 GB") && png20.contains("holds at most"), png20)
     }
 
     /// SIGTERM while a large source is being read: the read stops at the
@@ -100,9 +94,8 @@ final class HugeSourceTests: TemporaryFolderTestCase {
     func testSIGTERMDuringALargeReadIsObeyedWithinASecond() throws {
         try ThumbsProcess.requireExecutable()
         let folder = root + "/in"
-        // As large as this machine lets one source be, and a JPEG frame
-        // that makes such a size plausible.
-        let size = min(SourceLimits.largestForThisMachine, 1 << 30) - (1 << 20)
+        // Large, and a JPEG frame that makes such a size plausible.
+        let size = (1 << 30) - (1 << 20)
         XCTAssertGreaterThanOrEqual(size, 255 << 20)
         try SparseFile.write(folder + "/large.jpg", size: size, header: SparseFile.jpegHeader(width: 8000, height: 8000))
 

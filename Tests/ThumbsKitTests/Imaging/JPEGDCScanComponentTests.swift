@@ -73,9 +73,11 @@ final class JPEGDCScanComponentTests: XCTestCase {
     /// decode threads race to the libjpeg error. So the test accepts either
     /// of libvips's verdicts, from both ways in.
     private func assertLibvipsVerdict(_ bytes: [UInt8], _ label: String, file: StaticString = #filePath, line: UInt = #line) {
-        let libvipsOnly = DecodePlan(path: .libvips, info: nil, shrink: 1, peakBytes: 0)
         for failOn in FailOn.allCases {
             let limits = DecodeLimits(failOn: failOn)
+            let libvipsOnly = bytes.withUnsafeBytes { raw in
+                try! LibvipsImageDecoder().plan(DecoderInput(source: .memory(raw), format: nil, settings: settings, limits: limits))!
+            }
             let planned = verdict { raw throws(ItemError) in try Thumbnailer.decode(raw, settings: settings, limits: limits) }
             let libvips = verdict { raw throws(ItemError) in try Thumbnailer.decode(raw, plan: libvipsOnly, settings: settings, limits: limits) }
             XCTAssertTrue(planned.isLibvipsVerdict, "\(label), --fail-on \(failOn), planned: \(planned)", file: file, line: line)

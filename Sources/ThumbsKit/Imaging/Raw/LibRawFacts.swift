@@ -19,7 +19,7 @@ struct LibRawFacts: Sendable, Hashable {
 
     /// Opens the RAW in `source` (LibRaw reads only what it parses);
     /// `kind` names it in a failure's message.
-    static func read(_ source: RawSource, kind: String) throws(ItemError) -> LibRawFacts {
+    static func read(_ source: ImageSource, kind: String) throws(ItemError) -> LibRawFacts {
         var facts = shim_raw_facts()
         var message = [CChar](repeating: 0, count: 256)
         let code = try source.withLibRawInput { input in shim_raw_facts_read(input, &facts, &message, message.count) }

@@ -12,24 +12,19 @@ import CVipsShim
 /// the decoded pixels to the geometry of the RAW's sizes, so a preview with
 /// the photo's aspect ratio just works, and one with another (letterboxed)
 /// is never chosen.
-enum RawDecoder {
-    /// Nil when `bytes` are not a RAW; else `plan(_:settings:limits:)` of them.
-    static func plan(
-        _ bytes: UnsafeRawBufferPointer, settings: OutputSettings, limits: DecodeLimits
-    ) throws(ItemError) -> DecodePlan? {
-        try plan(.memory(bytes), settings: settings, limits: limits)
-    }
-
-    /// Nil when the file is not a RAW; else its plan, read by ranges.
-    static func plan(_ file: SourceFile, settings: OutputSettings, limits: DecodeLimits) throws(ItemError) -> DecodePlan? {
-        try plan(.file(file), settings: settings, limits: limits)
+struct RawDecoder: ImageDecoder {
+    /// The entry of `DecoderList`: a source whose sniff says RAW (a TIFF's
+    /// structure included: `SourceHeader` looks past the prefix).
+    func plan(_ input: DecoderInput) throws(ItemError) -> DecodePlan? {
+        if let format = input.format, format != "tiff", !RawSniffer.extensions.contains(format) { return nil }
+        return try Self.plan(input.source, settings: input.settings, limits: input.limits)
     }
 
     /// Nil when `source` is not a RAW. Opens it with LibRaw (no pixel
     /// decoded), checks `--max-pixels` on the photo's size, and picks the
     /// preview or the development.
     static func plan(
-        _ source: RawSource, settings: OutputSettings, limits: DecodeLimits
+        _ source: ImageSource, settings: OutputSettings, limits: DecodeLimits
     ) throws(ItemError) -> DecodePlan? {
         guard let kind = RawSniffer.format(read: { offset, count in source.bytes(at: offset, count: count) }) else { return nil }
         let facts = try LibRawFacts.read(source, kind: kind)
@@ -57,8 +52,11 @@ enum RawDecoder {
             )
             // Read from a file, the preview's bytes are held while it decodes.
             let held = source.inMemory ? 0 : preview.range.count
-            return DecodePlan(path: .rawPreview, info: info, shrink: shrink,
-                              peakBytes: header.facts.peakBytes(path: path, shrink: shrink) + held, raw: raw)
+            let peakBytes = header.facts.peakBytes(path: path, shrink: shrink) + held
+            return DecodePlan(path: .rawPreview, info: info, shrink: shrink, peakBytes: peakBytes,
+                              reads: .ranges([preview.range])) { source, _, limits throws(ItemError) in
+                try decode(source, raw: raw, info: info, peakBytes: peakBytes, limits: limits)
+            }
         }
         // Sensor data compresses to no less than about a bit a pixel: a file
         // far smaller holds none (ExifTool's samples, a file cut short), and
@@ -71,29 +69,22 @@ enum RawDecoder {
         }
         let half = needed.width * 2 <= facts.width && needed.height * 2 <= facts.height
         let raw = RawDecodePlan(kind: kind, preview: nil, halfSize: half, orientation: facts.orientation)
-        return DecodePlan(path: .libraw, info: info, shrink: half ? 2 : 1, peakBytes: developBytes(facts, half: half), raw: raw)
+        let peakBytes = developBytes(facts, half: half)
+        // LibRaw reads what it parses through the descriptor.
+        return DecodePlan(path: .libraw, info: info, shrink: half ? 2 : 1, peakBytes: peakBytes,
+                          reads: .streamed) { source, _, limits throws(ItemError) in
+            try decode(source, raw: raw, info: info, peakBytes: peakBytes, limits: limits)
+        }
     }
 
     /// The preview's pixels, or LibRaw's development when the plan says so
-    /// or the preview does not decode.
+    /// or the preview does not decode; throws `io` when the file changed
+    /// since its hash was taken.
     static func decode(
-        _ bytes: UnsafeRawBufferPointer, plan: DecodePlan, raw: RawDecodePlan, info: SourceImageInfo, limits: DecodeLimits
-    ) throws(ItemError) -> DecodedImage {
-        try decode(.memory(bytes), plan: plan, raw: raw, info: info, limits: limits)
-    }
-
-    /// The file's picture as `plan` (from `plan(_ file:…)`) says; throws
-    /// `io` when the file changed since its hash was taken.
-    static func decode(_ file: SourceFile, plan: DecodePlan, limits: DecodeLimits) throws(ItemError) -> DecodedImage {
-        guard let raw = plan.raw, let info = plan.info else { throw ItemError.decode("not a camera RAW") }
-        return try decode(.file(file), plan: plan, raw: raw, info: info, limits: limits)
-    }
-
-    static func decode(
-        _ source: RawSource, plan: DecodePlan, raw: RawDecodePlan, info: SourceImageInfo, limits: DecodeLimits
+        _ source: ImageSource, raw: RawDecodePlan, info: SourceImageInfo, peakBytes: Int, limits: DecodeLimits
     ) throws(ItemError) -> DecodedImage {
         if let preview = raw.preview,
-           let pixels = try decodePreview(source, preview, orientation: raw.orientation, peakBytes: plan.peakBytes) {
+           let pixels = try decodePreview(source, preview, orientation: raw.orientation, peakBytes: peakBytes) {
             try source.checkUnchanged()
             return DecodedImage(info: info, decoder: .rawPreview, stage: .pixels(pixels), failOn: limits.failOn)
         }
@@ -111,18 +102,20 @@ enum RawDecoder {
     /// Nil when the preview does not decode (then LibRaw develops); throws
     /// only when the file can no longer be read.
     private static func decodePreview(
-        _ source: RawSource, _ preview: RawDecodePlan.Preview, orientation: Int, peakBytes: Int
+        _ source: ImageSource, _ preview: RawDecodePlan.Preview, orientation: Int, peakBytes: Int
     ) throws(ItemError) -> DecodedPixels? {
         guard preview.range.lowerBound >= 0, preview.range.upperBound <= source.count else { return nil }
-        var decoded = shim_jpeg_pixels()
-        let code = try source.withBytes(in: preview.range) { slice in
-            shim_jpeg_direct_decode_to(slice.baseAddress, slice.count, Int32(preview.shrink), 0, 0,
-                                       max(DirectJPEG.memoryBudget, peakBytes), &decoded)
+        // The JPEG paths `JPEGPathRule` allows the preview, in turn.
+        let paths = JPEGPathRule.candidates(jpeg: preview.facts, shrink: preview.shrink, keepMetadata: false,
+                                            pixelBudget: DirectJPEG.memoryBudget)
+        let budget = max(DirectJPEG.memoryBudget, peakBytes)
+        let decoded = try source.withBytes(in: preview.range) { slice in
+            (paths.isEmpty ? [.libjpeg] : paths).lazy.compactMap { path in
+                DirectJPEG.decode(slice, path: path, shrink: preview.shrink, memoryBudget: budget)
+            }.first
         }
-        guard code == 0 else { return nil }
         // A preview has no orientation of its own as a rule: the RAW's.
-        if decoded.orientation <= 1 { decoded.orientation = Int32(orientation) }
-        return DecodedPixels(decoded, decoder: .rawPreview)
+        return decoded?.asRawPreview(orientation: orientation)
     }
 
     // MARK: - Development
@@ -135,7 +128,7 @@ enum RawDecoder {
         return sensor + output * (8 + 3)
     }
 
-    private static func develop(_ source: RawSource, raw: RawDecodePlan, limits: DecodeLimits) throws(ItemError) -> DecodedPixels {
+    private static func develop(_ source: ImageSource, raw: RawDecodePlan, limits: DecodeLimits) throws(ItemError) -> DecodedPixels {
         var image = shim_raw_image()
         var message = [CChar](repeating: 0, count: 256)
         // Within the run's thread budget: as many as libvips may use per image.

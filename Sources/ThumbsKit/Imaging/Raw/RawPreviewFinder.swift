@@ -18,7 +18,7 @@ enum RawPreviewFinder {
     /// What is read of a candidate from a file to probe its header.
     static let headerBytes = 64 << 10
 
-    static func previews(in source: RawSource, libraw: Range<Int>?) -> [Preview] {
+    static func previews(in source: ImageSource, libraw: Range<Int>?) -> [Preview] {
         var ranges: [(offset: Int, length: Int)] = []
         if let tiff = TIFFDirectories(read: { offset, count in source.bytes(at: offset, count: count) }) {
             typealias Tag = TIFFDirectories.Tag
@@ -50,7 +50,7 @@ enum RawPreviewFinder {
 
     /// The JPEG header of the bytes in `range`, read from its first
     /// `headerBytes` when they hold every segment up to the scan.
-    private static func probe(_ source: RawSource, _ range: Range<Int>) -> DirectJPEG.Header? {
+    private static func probe(_ source: ImageSource, _ range: Range<Int>) -> DirectJPEG.Header? {
         let head = source.inMemory ? range.count : min(range.count, headerBytes)
         let first = try? source.withBytes(in: range.lowerBound..<range.lowerBound + head) { slice -> (DirectJPEG.Header?, Bool) in
             guard slice[0] == 0xFF, slice[1] == 0xD8 else { return (nil, true) }

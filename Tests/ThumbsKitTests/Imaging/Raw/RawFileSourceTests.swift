@@ -3,7 +3,7 @@ import ThumbsTestSupport
 import XCTest
 @testable import ThumbsKit
 
-/// A RAW read from its file by ranges (`RawSource.file`, LibRaw through
+/// A RAW read from its file by ranges (`ImageSource.file`, LibRaw through
 /// `BoundedStream`) says and makes exactly what the same bytes in memory
 /// do: the same plan (kind, the photo's size and orientation, the preview
 /// chosen), the same thumbnails, or the same error. On ExifTool's
@@ -23,9 +23,7 @@ final class RawFileSourceTests: TemporaryFolderTestCase {
         let settings = settings(box)
         do throws(ItemError) {
             guard let plan = try plan() else { return "not a RAW" }
-            let raw = plan.raw
-            var text = "\(plan.path) \(String(describing: plan.info)) shrink \(plan.shrink) preview \(String(describing: raw?.preview?.range)) "
-                + "half \(String(describing: raw?.halfSize))"
+            var text = "\(plan.path) \(String(describing: plan.info)) shrink \(plan.shrink) reads \(plan.reads)"
             let decoded = try decode(plan)
             let rendered = try Thumbnailer.finish(decoded, settings: settings)
             text += " -> \(decoded.decoder) \(decoded.info) " + rendered.thumbnails.map { SHA256Hex.of($0.data) }.joined(separator: ",")
@@ -38,10 +36,10 @@ final class RawFileSourceTests: TemporaryFolderTestCase {
     private func fromMemory(_ bytes: [UInt8], box: Int) -> String {
         let limits = DecodeLimits()
         return bytes.withUnsafeBytes { raw in
-            Self.describe(box: box, plan: { () throws(ItemError) in try RawDecoder.plan(raw, settings: Self.settings(box), limits: limits) },
+            Self.describe(box: box, plan: { () throws(ItemError) in try RawDecoder.plan(.memory(raw), settings: Self.settings(box), limits: limits) },
                           decode: { plan throws(ItemError) in
-                              guard let info = plan.info, let rawPlan = plan.raw else { throw ItemError.decode("no RAW plan") }
-                              return try RawDecoder.decode(raw, plan: plan, raw: rawPlan, info: info, limits: limits)
+                              guard let decoded = try plan.decode(.memory(raw), Self.settings(box), limits) else { throw ItemError.decode("declined") }
+                              return decoded
                           })
         }
     }
@@ -52,8 +50,11 @@ final class RawFileSourceTests: TemporaryFolderTestCase {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let file = try SourceFile(path: path)
         let limits = DecodeLimits()
-        return Self.describe(box: box, plan: { () throws(ItemError) in try RawDecoder.plan(file, settings: Self.settings(box), limits: limits) },
-                             decode: { plan throws(ItemError) in try RawDecoder.decode(file, plan: plan, limits: limits) })
+        return Self.describe(box: box, plan: { () throws(ItemError) in try RawDecoder.plan(.file(file), settings: Self.settings(box), limits: limits) },
+                             decode: { plan throws(ItemError) in
+                                 guard let decoded = try plan.decode(.file(file), Self.settings(box), limits) else { throw ItemError.decode("declined") }
+                                 return decoded
+                             })
     }
 
     private func assertSame(_ bytes: [UInt8], box: Int, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
@@ -130,14 +131,14 @@ final class RawFileSourceTests: TemporaryFolderTestCase {
         try Data(layout.bytes).write(to: URL(fileURLWithPath: path))
         let file = try SourceFile(path: path)
         let limits = DecodeLimits()
-        let plan = try XCTUnwrap(try RawDecoder.plan(file, settings: Self.settings(256), limits: limits))
+        let plan = try XCTUnwrap(try RawDecoder.plan(.file(file), settings: Self.settings(256), limits: limits))
         XCTAssertEqual(plan.path, .rawPreview)
         // Rewritten in place: same size, another modification time.
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try handle.write(contentsOf: Data(layout.bytes))
         try handle.close()
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: path)
-        XCTAssertThrowsError(try RawDecoder.decode(file, plan: plan, limits: limits)) { error in
+        XCTAssertThrowsError(try plan.decode(.file(file), Self.settings(256), limits)) { error in
             XCTAssertEqual((error as? ItemError)?.code, .io)
             XCTAssertTrue((error as? ItemError)?.message.contains("changed while being read") == true, "\(error)")
         }

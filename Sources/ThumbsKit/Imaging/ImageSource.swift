@@ -1,17 +1,16 @@
 import CRawShim
 
-/// Where a RAW's bytes are read from: memory (a downloaded file, a test), or
-/// a file kept open after its hash was streamed (`SourceBytes(hashing:)`),
-/// read by ranges.
+/// Where every decoder reads a source from: a file held open
+/// (`SourceFile`), read by ranges, or bytes already in memory (a download's
+/// header, a test).
 ///
-/// A camera RAW is mostly sensor data that a thumbnail from its preview
-/// never looks at: from a file, thumbs reads the directories, the headers
-/// of the candidate previews and the one preview it decodes (a 2.6 MB JPEG
-/// of a 21 MB DNG), and LibRaw reads what it parses through the descriptor
-/// (`shim_raw_input`). Holding the whole file cost a 21 MB buffer per job,
-/// faulted in afresh for every file (about a third of the CPU time a RAW
-/// took), for nothing.
-enum RawSource {
+/// No decoder gets the whole file just because it is a source: each reads
+/// the ranges its plan names (`DecodePlan.reads`). A camera RAW is mostly
+/// sensor data that a thumbnail from its preview never looks at; a motion
+/// photo is a JPEG followed by a video the JPEG decoders never look at; a
+/// 2 GB TIFF is read strip by strip by libvips. Bytes a decoder takes into
+/// memory from a file are counted on the file (`SourceFile.hold`).
+enum ImageSource {
     case memory(UnsafeRawBufferPointer)
     case file(SourceFile)
 
@@ -29,6 +28,15 @@ enum RawSource {
         return false
     }
 
+    /// The first bytes, for signatures: `SourceFile.prefixLength` of them
+    /// (fewer in a shorter source).
+    var prefix: [UInt8] {
+        switch self {
+        case .memory(let bytes): Array(bytes.prefix(SourceFile.prefixLength))
+        case .file(let file): file.prefix
+        }
+    }
+
     /// Up to `count` bytes at `offset`: fewer where the file ends, none past
     /// it (or when it cannot be read: the caller sees a short file).
     func bytes(at offset: Int, count: Int) -> [UInt8] {
@@ -38,9 +46,23 @@ enum RawSource {
         }
     }
 
+    /// Fills `buffer` from `offset`; the bytes read, fewer only at the end.
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(ItemError) -> Int {
+        switch self {
+        case .memory(let bytes):
+            guard offset >= 0, offset < bytes.count else { return 0 }
+            let n = min(buffer.count, bytes.count - offset)
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + n]))
+            return n
+        case .file(let file):
+            return try file.read(into: buffer, at: offset)
+        }
+    }
+
     /// `body` on the bytes of `range`, which lies inside the file: in place
-    /// from memory; from a file, read into a buffer of their own, freed
-    /// after `body`. Throws `io` when the file can no longer give them.
+    /// from memory; from a file, read into a buffer of their own in one read
+    /// (counted as held), freed after `body`. Throws `io` when the file can
+    /// no longer give them.
     func withBytes<R>(in range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws(ItemError) -> R) throws(ItemError) -> R {
         precondition(range.lowerBound >= 0 && range.upperBound <= count)
         switch self {
@@ -48,7 +70,11 @@ enum RawSource {
             return try body(UnsafeRawBufferPointer(rebasing: bytes[range]))
         case .file(let file):
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(range.count, 1), alignment: 16)
-            defer { buffer.deallocate() }
+            file.hold(range.count)
+            defer {
+                file.letGo(range.count)
+                buffer.deallocate()
+            }
             let piece = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<range.count])
             let n = try file.read(into: piece, at: range.lowerBound)
             guard n == range.count else {
@@ -56,6 +82,13 @@ enum RawSource {
             }
             return try body(UnsafeRawBufferPointer(piece))
         }
+    }
+
+    /// `body` on every byte: for a decoder whose library reads only from
+    /// memory (libheif here), which says so in its plan (`ByteRanges.all`)
+    /// and counts the file's size in its peak.
+    func withAllBytes<R>(_ body: (UnsafeRawBufferPointer) throws(ItemError) -> R) throws(ItemError) -> R {
+        try withBytes(in: 0..<count, body)
     }
 
     /// `body` with LibRaw's input for these bytes.
@@ -73,8 +106,8 @@ enum RawSource {
         }
     }
 
-    /// Throws `io` when the file changed since it was opened (a preview read
-    /// after the hash must be of the same bytes); nothing for memory.
+    /// Throws `io` when the file changed since it was opened (bytes read
+    /// after the hash must be the same bytes); nothing for memory.
     func checkUnchanged() throws(ItemError) {
         if case .file(let file) = self { try file.checkUnchanged() }
     }
