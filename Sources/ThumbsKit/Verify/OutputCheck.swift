@@ -56,6 +56,25 @@ public struct OutputCheck: Sendable {
         return findings
     }
 
+    /// Why verify does not open `path` (`RelativePath.isContained` refused
+    /// it), in words that fit the path: only one that climbs out with `..`
+    /// leads outside the folder, and only such a path is what a merge
+    /// without `--copy` writes, so only it gets that hint. `256//p01.jpg`
+    /// is a path no run writes, not one outside the folder.
+    static func notContained(_ path: String) -> String {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        if path.hasPrefix("/") {
+            return "\(path) is an absolute path: it leads outside the manifest's folder, so verify does not open it"
+        }
+        if segments.contains("..") {
+            let hint = path.hasPrefix("../") ? " (a merge without --copy refers to the shards' folders: verify each shard, or merge with --copy)" : ""
+            return "\(path) leads outside the manifest's folder, so verify does not open it" + hint
+        }
+        let problem = path.isEmpty ? "it is empty" : path.utf8.contains(0) ? "it holds a NUL byte"
+            : segments.contains("") ? "it has an empty segment" : "it has a \".\" segment"
+        return "\(path) is not a plain relative path (\(problem)), so verify does not open it"
+    }
+
     func check(_ output: ManifestOutput, of item: ManifestItem, box: ThumbSize?) -> [VerifyFinding] {
         var findings: [VerifyFinding] = []
         func finding(_ kind: VerifyFinding.Kind, _ message: String) {
@@ -70,8 +89,7 @@ public struct OutputCheck: Sendable {
         } catch {
             switch error {
             case .outside:
-                finding(.outsideFolder, "\(output.path) leads outside the manifest's folder, so verify does not open it"
-                        + " (a merge without --copy refers to the shards' folders: verify each shard, or merge with --copy)")
+                finding(.outsideFolder, Self.notContained(output.path))
             case .link(let link):
                 finding(.outsideFolder, (link == output.path ? "\(output.path) is a symbolic link" : "\(output.path) goes through the symbolic link \(link)")
                         + ", and verify follows no link (one can lead outside the manifest's folder): it is not opened")

@@ -52,3 +52,23 @@ final class VerifyTests: XCTestCase {
         XCTAssertEqual(findings?.first?["path"] as? String, "256/a.jpg")
     }
 }
+
+/// Issue 39, §6: an output path verify does not open is named for what it
+/// is; the merge hint goes only with a path that climbs out as a merge's do.
+final class UncontainedOutputPathTests: XCTestCase {
+    func testEachPathVerifyDoesNotOpenIsNamedForWhatItIs() {
+        let empty = OutputCheck.notContained("256//p01.jpg")
+        XCTAssertEqual(empty, "256//p01.jpg is not a plain relative path (it has an empty segment), so verify does not open it")
+        XCTAssertFalse(empty.contains("merge"), empty)
+        XCTAssertEqual(OutputCheck.notContained("256/./p01.jpg"),
+                       "256/./p01.jpg is not a plain relative path (it has a \".\" segment), so verify does not open it")
+        let inner = OutputCheck.notContained("256/../../x.jpg")
+        XCTAssertTrue(inner.hasPrefix("256/../../x.jpg leads outside the manifest's folder"), inner)
+        XCTAssertFalse(inner.contains("merge"), inner)
+        let absolute = OutputCheck.notContained("/etc/x.jpg")
+        XCTAssertTrue(absolute.hasPrefix("/etc/x.jpg is an absolute path"), absolute)
+        XCTAssertFalse(absolute.contains("merge"), absolute)
+        let merged = OutputCheck.notContained("../shards/0/256/a.jpg")
+        XCTAssertTrue(merged.hasSuffix("(a merge without --copy refers to the shards' folders: verify each shard, or merge with --copy)"), merged)
+    }
+}
