@@ -143,8 +143,9 @@ struct ListReader: Sendable {
     /// Each page goes to a file in the session's download folder and is
     /// read from there as a list file is (`readFile`): a page of a million
     /// entries is never in memory whole. A page after the first is read
-    /// twice: once for its fingerprint, then, unless it repeats the page
-    /// before, for its entries.
+    /// for its fingerprint before any of its entries is handed on; a page
+    /// of up to `heldPageBytes` keeps its entries from that read (as much
+    /// as a list file hands on at once), a larger one is read again.
     private func readRemote(_ url: String, take: ([ListEntry]) -> Void) async throws(RunError) -> Content {
         // Messages and logs show API keys in the URL as `client_id=…`.
         let shown = RemoteURL.redacted(url)
@@ -202,9 +203,16 @@ struct ListReader: Sendable {
             var page = 0
             var fingerprint = PageFingerprint()
             if let file {
+                // The entries of a small page, kept from the fingerprint's read.
+                var held: [ListEntry]?
                 if let previous {
+                    let small = (FileInfo.of(file)?.size ?? .max) <= Self.heldPageBytes
+                    var kept: [ListEntry] = []
                     do {
-                        _ = try await readFile(file, base: URL(string: response.url), what: what) { fingerprint.add($0) }
+                        _ = try await readFile(file, base: URL(string: response.url), what: what) { entries in
+                            fingerprint.add(entries)
+                            if small { kept += entries }
+                        }
                     } catch {
                         return endedEarly(error.message)
                     }
@@ -213,19 +221,28 @@ struct ListReader: Sendable {
                                       "\(RemoteURL.redacted(pageURL)) repeats the page before it; the list ends there")
                         break
                     }
+                    if small { held = kept }
                 }
                 let first = pages == 0
-                do {
-                    page = try await readFile(file, base: URL(string: response.url), what: what) { entries in
-                        if first { fingerprint.add(entries) }
-                        take(entries)
-                        await onEntries?(entries)
+                if let held {
+                    page = held.count
+                    if !held.isEmpty {
+                        take(held)
+                        await onEntries?(held)
                     }
-                } catch {
-                    // The fingerprint pass read this page whole: only the
-                    // first page gets here, and fails the run.
-                    guard pages > 0 else { throw error }
-                    return endedEarly(error.message)
+                } else {
+                    do {
+                        page = try await readFile(file, base: URL(string: response.url), what: what) { entries in
+                            if first { fingerprint.add(entries) }
+                            take(entries)
+                            await onEntries?(entries)
+                        }
+                    } catch {
+                        // The fingerprint's read read this page whole: only
+                        // the first page gets here, and fails the run.
+                        guard pages > 0 else { throw error }
+                        return endedEarly(error.message)
+                    }
                 }
             }
             pages += 1
@@ -248,6 +265,11 @@ struct ListReader: Sendable {
         }
         return .entries(count: total)
     }
+
+    /// The largest page whose entries are kept from the read for its
+    /// fingerprint instead of being read again: a megabyte, what a list
+    /// file hands on at a time (`ListFileChunks`).
+    static let heldPageBytes: Int64 = 1 << 20
 
     /// A list URL that answers with an image (declared, or by its bytes).
     private func isImage(_ response: TransferResponse) -> Bool {
