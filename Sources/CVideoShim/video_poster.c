@@ -498,9 +498,17 @@ int shim_video_poster(int fd, int64_t size, const shim_video_limits *limits, shi
         else if (stopped)
             snprintf(message, message_size, "no frame could be decoded: %s (%d packets, %lld bytes)", stopped,
                      out->packets_read, (long long) bytes);
+        else if (out->packets_read == 0 && stream->nb_frames > 0)
+            // The index (moov) is whole but the data it points at is not
+            // there: a copy or download that stopped part way.
+            snprintf(message, message_size,
+                     "the file is cut short: its index lists %lld frames of the video stream (%s), but none of their data is in the file",
+                     (long long) stream->nb_frames, out->codec);
+        else if (out->packets_read == 0)
+            snprintf(message, message_size, "no frame could be decoded: the file holds no data of the video stream (%s)",
+                     out->codec);
         else
-            snprintf(message, message_size, "no frame could be decoded: the video stream (%s) has no keyframe%s",
-                     out->codec, out->packets_read ? "" : " (no packets)");
+            snprintf(message, message_size, "no frame could be decoded: the video stream (%s) has no keyframe", out->codec);
         goto done;
     }
     AVFrame *best = s.best;

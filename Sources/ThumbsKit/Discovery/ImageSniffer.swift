@@ -78,7 +78,23 @@ public enum ImageSniffer {
             let digits = Array("0123456789abcdef")
             return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
         }
-        return "it starts " + hex.joined(separator: " ")
+        let starts = "it starts " + hex.joined(separator: " ")
+        if let packed = packedFormat(of: prefix) { return "it is \(packed), \(starts)" }
+        return starts
+    }
+
+    /// Compressed and archive formats a photo can be packed in (a `.jpg.gz`
+    /// saved as `.jpg`, a body a server compressed without saying so), by
+    /// their signatures.
+    static func packedFormat(of prefix: [UInt8]) -> String? {
+        let signatures: [(bytes: [UInt8], name: String)] = [
+            ([0x1F, 0x8B], "gzip-compressed data"),
+            ([0x50, 0x4B, 0x03, 0x04], "a ZIP archive"),
+            ([0x28, 0xB5, 0x2F, 0xFD], "Zstandard-compressed data"),
+            ([0x42, 0x5A, 0x68], "bzip2-compressed data"),
+            ([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00], "xz-compressed data"),
+        ]
+        return signatures.first { prefix.starts(with: $0.bytes) }?.name
     }
 
     private static func isSVG(_ b: [UInt8]) -> Bool {

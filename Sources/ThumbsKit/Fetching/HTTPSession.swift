@@ -15,7 +15,7 @@ import NIOHTTP1
 final class HTTPSession: Sendable {
     let client: HTTPClient
     /// `--timeout`: seconds one request may take as a whole, from connecting
-    /// to the last byte of the body (each redirect hop is a request).
+    /// to the last byte of the body, its redirects included.
     /// Enforced by `RequestDeadline`; the client's own timeouts are set a
     /// second longer, as a backstop.
     let timeout: Double

@@ -71,12 +71,15 @@ struct TransferFailure: Error, Sendable {
 
 extension HTTPSession {
     /// One GET, following at most 5 redirects and only to http and https,
-    /// with `--timeout`, `--max-bytes` and `--rate` applied to every hop.
+    /// with `--timeout` over the whole request and `--max-bytes` and `--rate`
+    /// applied to every hop.
     ///
-    /// `--timeout` bounds each hop as a whole: connecting, the response head
-    /// and the entire body must be done within it (`RequestDeadline`), so a
-    /// server that trickles its body cannot hold a download slot or the list
-    /// read for longer. After Ctrl-C or SIGTERM no hop starts, and a hop in
+    /// `--timeout` bounds the request as a whole, redirects included: every
+    /// hop's connecting, response head and entire body must be done within
+    /// it (`RequestDeadline`), each hop getting what the hops before it left,
+    /// so neither a server that trickles its body nor a chain of slow
+    /// redirects can hold a download slot or the list read for longer. The
+    /// wait for `--rate` before a hop is thumbs' own pacing, not counted. After Ctrl-C or SIGTERM no hop starts, and a hop in
     /// flight is cancelled at once unless its body is already complete.
     ///
     /// Redirects are followed here rather than by AsyncHTTPClient so that
@@ -105,6 +108,8 @@ extension HTTPSession {
     ) async -> Result<TransferResponse, TransferFailure> {
         var current = url
         var chain = [url]
+        // What is left of `--timeout` for the hops still to come.
+        var left = Duration.nanoseconds(Int64((timeout * 1e9).rounded()))
         while true {
             if let problem = RemoteURL.problem(current) {
                 return .failure(TransferFailure(code: chain.count > 1 ? .download : .unsupported, message: problem, retryable: false))
@@ -117,9 +122,11 @@ extension HTTPSession {
             var extra = headers
             if !originHeaders.isEmpty, let origin, RemoteURL.origin(of: hop) == origin { extra.add(contentsOf: originHeaders) }
             let hopHeaders = extra
-            let (outcome, stoppedBy) = await RequestDeadline.run(seconds: timeout, interrupt: interrupt) {
+            let started = ContinuousClock.now
+            let (outcome, stoppedBy) = await RequestDeadline.run(seconds: Self.seconds(left), interrupt: interrupt) {
                 await self.exchange(hop, headers: hopHeaders, accept: accept, into: target, wantsImage: wantsImage)
             }
+            left -= ContinuousClock.now - started
             switch (outcome, stoppedBy) {
             case (.done(.success(let response)), _):
                 // Complete, even if a stop came as the last bytes arrived.
@@ -127,9 +134,9 @@ extension HTTPSession {
             case (.done(.failure(let failure)), nil):
                 return .failure(failure)
             case (.done(.failure(let failure)), let stop?):
-                return .failure(stopped(by: stop, url: hop, status: failure.status, received: failure.bytes))
+                return .failure(stopped(by: stop, url: hop, status: failure.status, received: failure.bytes, redirects: chain.count - 1))
             case (.redirect(let status, _), let stop?):
-                return .failure(stopped(by: stop, url: hop, status: status, received: 0))
+                return .failure(stopped(by: stop, url: hop, status: status, received: 0, redirects: chain.count - 1))
             case (.redirect(let status, let location), nil):
                 guard let next = URL(string: location, relativeTo: URL(string: current))?.absoluteURL.absoluteString else {
                     return .failure(TransferFailure(
@@ -153,6 +160,9 @@ extension HTTPSession {
                 }
                 chain.append(next)
                 current = next
+                if left <= .zero {
+                    return .failure(stopped(by: .timeout, url: current, status: nil, received: 0, redirects: chain.count - 1))
+                }
             }
         }
     }
@@ -200,15 +210,18 @@ extension HTTPSession {
         return .done(await receive(response, url: url, into: target, wantsImage: wantsImage))
     }
 
-    /// The failure of a hop that `--timeout` or a signal ended.
-    private func stopped(by stop: RequestStop, url: String, status: Int?, received: Int64) -> TransferFailure {
+    /// The failure of a hop that `--timeout` or a signal ended, after
+    /// `redirects` hops before it.
+    private func stopped(by stop: RequestStop, url: String, status: Int?, received: Int64, redirects: Int) -> TransferFailure {
         switch stop {
         case .interrupt:
             return .interruptedRequest
         case .timeout:
+            let within = redirects == 0 ? timeoutText
+                : "\(timeoutText), the \(redirects == 1 ? "redirect" : "\(redirects) redirects") before it included"
             let what = status == nil
-                ? "no answer within \(timeoutText)"
-                : "the response did not arrive whole within \(timeoutText) (\(received) bytes of the body received)"
+                ? "no answer within \(within)"
+                : "the response did not arrive whole within \(within) (\(received) bytes of the body received)"
             return TransferFailure(
                 code: .download, message: "\(url): \(what)",
                 retryable: true, status: status, bytes: received)
@@ -216,6 +229,12 @@ extension HTTPSession {
     }
 
     private var timeAmount: TimeAmount { .nanoseconds(Int64((timeout * 1e9).rounded())) }
+
+    /// A duration in seconds, for `RequestDeadline`.
+    private static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return max(0, Double(seconds) + Double(attoseconds) / 1e18)
+    }
 
     private var timeoutText: String {
         let seconds = timeout.rounded() == timeout ? String(Int(timeout)) : String(timeout)

@@ -27,19 +27,20 @@ struct ImageDownloader: RemoteFetching {
             let message = url.isEmpty
                 ? "this list entry has no image URL (looked for \(ListParser.urlFieldGuesses.joined(separator: ", "))); --url-field PATH names the field that holds it"
                 : problem
-            return .failed(.unsupported(message), nil)
+            return .failed(.unsupported(RemoteURL.redacted(message)), nil)
         }
 
         // Validators of the last run, only when its outputs are worth keeping.
         var conditional = HTTPHeaders()
         let earlier = previous.flatMap { $0.status != .failed && !$0.outputs.isEmpty ? $0.download : nil }
-        if let earlier, earlier.etag == nil, earlier.lastModified == nil, earlier.url == url {
+        if let earlier, earlier.etag == nil, earlier.lastModified == nil,
+           earlier.url == RemoteURL.withoutCredentials(url) {
             // The server gave no validators last time, so a request could not
             // tell "unchanged" from "changed" without downloading it all: the
             // same list entry with the same URL is taken as unchanged
             // (PRODUCT.md), and ItemProcessor still checks its outputs.
             // `attempts: 0` records that nothing was requested.
-            return .notModified(DownloadRecord(url: url, status: earlier.status, bytes: 0, attempts: 0, ms: 0))
+            return .notModified(DownloadRecord(url: RemoteURL.withoutCredentials(url), status: earlier.status, bytes: 0, attempts: 0, ms: 0))
         }
         if let etag = earlier?.etag { conditional.add(name: "If-None-Match", value: etag) }
         if let lastModified = earlier?.lastModified { conditional.add(name: "If-Modified-Since", value: lastModified) }
@@ -60,15 +61,15 @@ struct ImageDownloader: RemoteFetching {
         case .success(let response) where response.status == 304:
             await session.tally.notModified()
             return .notModified(DownloadRecord(
-                url: url, status: 304, bytes: 0, attempts: attempts, ms: ms,
+                url: RemoteURL.withoutCredentials(url), status: 304, bytes: 0, attempts: attempts, ms: ms,
                 etag: response.etag ?? earlier?.etag, lastModified: response.lastModified ?? earlier?.lastModified))
         case .success(let response):
             await session.tally.imageOK()
             guard let file = response.file else {
-                return .failed(.download("\(url): no body was kept"), nil)
+                return .failed(.download("\(RemoteURL.redacted(url)): no body was kept"), nil)
             }
             return .downloaded(file: file, download: DownloadRecord(
-                url: url, status: response.status, bytes: response.bytes, attempts: attempts, ms: ms,
+                url: RemoteURL.withoutCredentials(url), status: response.status, bytes: response.bytes, attempts: attempts, ms: ms,
                 etag: response.etag, lastModified: response.lastModified))
         case .failure(let failure) where failure.interrupted:
             // Abandoned, not failed: see `RemoteInterruption`.
@@ -76,7 +77,7 @@ struct ImageDownloader: RemoteFetching {
         case .failure(let failure):
             await session.tally.imageFailed()
             return .failed(ItemError(failure.code, failure.message), DownloadRecord(
-                url: url, status: failure.status, bytes: failure.bytes, attempts: attempts, ms: ms))
+                url: RemoteURL.withoutCredentials(url), status: failure.status, bytes: failure.bytes, attempts: attempts, ms: ms))
         }
     }
 
@@ -96,12 +97,12 @@ struct ImageDownloader: RemoteFetching {
         case .success(.notModified(let etag, let lastModified)):
             await session.tally.notModified()
             return .notModified(DownloadRecord(
-                url: url, status: 304, bytes: 0, attempts: attempts, ms: ms,
+                url: RemoteURL.withoutCredentials(url), status: 304, bytes: 0, attempts: attempts, ms: ms,
                 etag: etag ?? earlier?.etag, lastModified: lastModified ?? earlier?.lastModified))
         case .success(.file(let path, let status, let received, let size, let partial, let etag, let lastModified)):
             await session.tally.imageOK()
             if partial, let size { await session.tally.partial(saved: max(0, size - received)) }
-            var record = DownloadRecord(url: url, status: status, bytes: received, attempts: attempts, ms: ms,
+            var record = DownloadRecord(url: RemoteURL.withoutCredentials(url), status: status, bytes: received, attempts: attempts, ms: ms,
                                         etag: etag, lastModified: lastModified)
             if partial {
                 record.size = size
@@ -113,7 +114,7 @@ struct ImageDownloader: RemoteFetching {
         case .failure(let failure):
             await session.tally.imageFailed()
             return .failed(ItemError(failure.code, failure.message), DownloadRecord(
-                url: url, status: failure.status, bytes: failure.bytes, attempts: attempts, ms: ms))
+                url: RemoteURL.withoutCredentials(url), status: failure.status, bytes: failure.bytes, attempts: attempts, ms: ms))
         }
     }
 }

@@ -146,10 +146,27 @@ extension RemoteURL {
     }()
 
     /// `text` (a URL, or a message holding URLs) with the values of API-key
-    /// query parameters replaced by `…`.
+    /// query parameters replaced by `…`, and credentials too
+    /// (`withoutCredentials`).
     static func redacted(_ text: String) -> String {
+        let text = withoutCredentials(text)
         guard text.contains("=") else { return text }
         let range = NSRange(text.startIndex..., in: text)
         return secretPattern.stringByReplacingMatches(in: text, range: range, withTemplate: "$1=…")
+    }
+
+    /// The userinfo of a URL (`user:pass@`, before the host).
+    private static let credentialsPattern = try! NSRegularExpression(
+        pattern: "([A-Za-z][A-Za-z0-9+.-]*://)[^/?#@\\s\"'<>]+@")
+
+    /// `text` (a URL, or a message holding URLs) with the credentials of
+    /// its URLs shown as `…` (`http://…@host/a.jpg`). Everything thumbs
+    /// writes or prints says a URL this way: the manifest's `source`,
+    /// `download.url` and `meta`, the report, messages and logs. Only the
+    /// request itself uses the credentials.
+    static func withoutCredentials(_ text: String) -> String {
+        guard text.contains("@"), text.contains("://") else { return text }
+        let range = NSRange(text.startIndex..., in: text)
+        return credentialsPattern.stringByReplacingMatches(in: text, range: range, withTemplate: "$1…@")
     }
 }

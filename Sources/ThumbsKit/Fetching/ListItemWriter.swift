@@ -18,7 +18,9 @@ struct ListItemWriter {
     }
 
     /// Entry n of the list (from 1) is named `entry.itemID(position: n)`;
-    /// one without a URL has `LIST#n` (`stdin#n`) for its source.
+    /// one without a URL has `LIST#n` (`stdin#n`) for its source. The
+    /// source shows no credentials (`RemoteURL.withoutCredentials`); the
+    /// origin keeps the URL that is requested.
     mutating func take(_ entries: [ListEntry]) {
         for entry in entries {
             count += 1
@@ -26,7 +28,7 @@ struct ListItemWriter {
             if !hasFetchable, !url.isEmpty, RemoteURL.problem(url) == nil { hasFetchable = true }
             destination.append(SourceItem(
                 id: entry.itemID(position: count),
-                source: url.isEmpty ? "\(source == "-" ? "stdin" : source)#\(count)" : url,
+                source: RemoteURL.withoutCredentials(url.isEmpty ? "\(source == "-" ? "stdin" : source)#\(count)" : url),
                 origin: .remote(url: url, meta: entry.meta)))
         }
     }

@@ -149,7 +149,9 @@ enum ListParser {
         var meta: [String: JSONValue] = [:]
         for (key, value) in fields {
             switch value {
-            case .string, .number, .bool: meta[key] = value
+            // An image URL's credentials are not written out (`RemoteURL.withoutCredentials`).
+            case .string(let text): meta[key] = .string(RemoteURL.withoutCredentials(text))
+            case .number, .bool: meta[key] = value
             case .null, .array, .object: break
             }
         }

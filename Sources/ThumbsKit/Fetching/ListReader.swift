@@ -114,32 +114,53 @@ struct ListReader: Sendable {
     }
 
     /// Follows `Link: <…>; rel="next"` from page to page. The list ends at an
-    /// empty page, a page shorter than the first, a page without `next`, a
-    /// page that only repeats entries already read (a server that clamps the
-    /// page number), a `next` already visited, or `--max-pages`. Picsum
-    /// advertises `next` after its last page, so that page is read, found
+    /// empty page, a page without `next`, a page that repeats the page before
+    /// it entry for entry (a server that clamps the page number), a `next`
+    /// already visited, or `--max-pages`; and at a page shorter than the one
+    /// before it once the server has shown its page size: the two pages
+    /// before it were as long as each other. So a list whose pages shrink
+    /// (100, 80, 80, 10) is read to its end, where comparing with the first
+    /// page, or with the one before alone, ended it after the 80; a short
+    /// last page after pages of one size still saves asking for the empty
+    /// page after it. Picsum advertises `next` after its last page, so where
+    /// that rule does not apply the page after the last is read, found
     /// empty, and ends the list without an error. A 404 or 410 after the
-    /// first page ends it too; anything else unreadable is fatal. A `next`
-    /// link that thumbs does not follow (`RemoteURL.problem`) ends the list
-    /// too, keeping the pages read so far, with the refusal (naming the page
-    /// that gave the link) in `refused`: the run processes those pages and
-    /// exits 3 after writing the manifest (PRODUCT.md).
+    /// first page ends it too.
+    ///
+    /// An entry that repeats one of an earlier page is kept, as a repeat on
+    /// one page is: `SourceFinaliser` gives it a unique id (PRODUCT.md). So
+    /// nothing of the pages before is remembered but the one before's
+    /// fingerprint (`PageFingerprint`): memory does not grow with the list.
+    ///
+    /// Past the first page, a page that cannot be read (an unreachable
+    /// origin, an error status, a page that does not parse) and a `next`
+    /// link that thumbs does not follow (`RemoteURL.problem`) end the list
+    /// by one rule: the pages read so far are kept, and `ended` (naming the
+    /// page) says why; the run processes those pages and exits 3 after
+    /// writing the manifest (PRODUCT.md). An unreadable first page is fatal.
     /// Ctrl-C or SIGTERM while a page is read ends the read with exit 130.
     ///
     /// Each page goes to a file in the session's download folder and is
     /// read from there as a list file is (`readFile`): a page of a million
-    /// entries is never in memory whole. The entries of the pages before
-    /// are remembered by 128 bits of hash each (`EntryKey`), so that a
-    /// repeated page is known without holding the list.
+    /// entries is never in memory whole. A page after the first is read
+    /// for its fingerprint before any of its entries is handed on; a page
+    /// of up to `heldPageBytes` keeps its entries from that read (as much
+    /// as a list file hands on at once), a larger one is read again.
     private func readRemote(_ url: String, take: ([ListEntry]) -> Void) async throws(RunError) -> Content {
         // Messages and logs show API keys in the URL as `client_id=…`.
         let shown = RemoteURL.redacted(url)
         var total = 0
-        var seen = Set<EntryKey>()
         var next: String? = url
         var visited = Set<String>()
         var pages = 0
-        var firstCount: Int?
+        var previous: PageFingerprint?
+        // The length of the page before `previous`.
+        var earlierCount: Int?
+        // Why the list ended before its end, once pages were read.
+        func endedEarly(_ why: String) -> Content {
+            let read = total == 1 ? "1 entry" : "\(total) entries"
+            return .entries(count: total, refused: "\(why); the list ends there, after \(read) on \(pages) " + (pages == 1 ? "page" : "pages"))
+        }
         while let pageURL = next {
             if let maxPages, pages >= maxPages { break }
             visited.insert(pageURL)
@@ -163,62 +184,92 @@ struct ListReader: Sendable {
                                   "\(RemoteURL.redacted(pageURL)) answered HTTP \(status); the list \(shown) ends after \(pages) pages")
                     return .entries(count: total)
                 }
-                let which = pages == 0 ? "the photo list" : "page \(pages + 1) of the photo list \(shown)"
-                throw .fatal("cannot read \(which): \(failure.message)")
+                if pages == 0 { throw .fatal("cannot read the photo list: \(failure.message)") }
+                return endedEarly("cannot read page \(pages + 1) of the photo list \(shown): \(failure.message)")
             }
             let file = response.file
             defer { if let file { try? PathChanges.remove(file) } }
             if pages == 0 && isImage(response) {
                 return .image(url: url)
             }
-            pages += 1
-            await session.tally.page()
             // Taken before parsing, so that the page's bytes can go as soon
-            // as its entries are read.
-            let linkNext = LinkHeader.target(rel: "next", in: response.headers[canonicalForm: "link"].map(String.init),
-                                             base: URL(string: response.url))
-            // The page's entries that no page before it gave, handed on as
-            // they are read; their hashes join `seen` once the page is read.
-            // `seen` is used from the second page on, and filled only when
-            // a next page may come: a list of one big page is not hashed.
-            var fresh = 0
-            var freshHashes: [EntryKey] = []
-            let pageIndex = pages
+            // as its entries are read. The header's values as sent: its
+            // `canonicalForm` would split a link at the comma of a cursor
+            // (`?cursor=a,b`); `LinkHeader` splits between links itself.
+            let linkNext = LinkHeader.target(rel: "next", in: response.headers["link"], base: URL(string: response.url))
+            let what = pages == 0 ? "the photo list \(shown)" : "page \(pages + 1) of the photo list \(shown) (\(RemoteURL.redacted(pageURL)))"
             // No file: an image declared past the first page, not read (an
             // empty page).
             var page = 0
+            var fingerprint = PageFingerprint()
             if let file {
-                let what = pages == 1 ? "the photo list \(shown)" : "page \(pages) of the photo list \(shown) (\(RemoteURL.redacted(pageURL)))"
-                page = try await readFile(file, base: URL(string: response.url), what: what) { entries in
-                    let new = pageIndex == 1 ? entries : entries.filter { !seen.contains(EntryKey($0)) }
-                    guard !new.isEmpty else { return }
-                    fresh += new.count
-                    if linkNext != nil { freshHashes += new.lazy.map(EntryKey.init) }
-                    take(new)
-                    await onEntries?(new)
+                // The entries of a small page, kept from the fingerprint's read.
+                var held: [ListEntry]?
+                if let previous {
+                    let small = (FileInfo.of(file)?.size ?? .max) <= Self.heldPageBytes
+                    var kept: [ListEntry] = []
+                    do {
+                        _ = try await readFile(file, base: URL(string: response.url), what: what) { entries in
+                            fingerprint.add(entries)
+                            if small { kept += entries }
+                        }
+                    } catch {
+                        return endedEarly(error.message)
+                    }
+                    if fingerprint == previous {
+                        console.event("list-page", level: .debug,
+                                      "\(RemoteURL.redacted(pageURL)) repeats the page before it; the list ends there")
+                        break
+                    }
+                    if small { held = kept }
+                }
+                let first = pages == 0
+                if let held {
+                    page = held.count
+                    if !held.isEmpty {
+                        take(held)
+                        await onEntries?(held)
+                    }
+                } else {
+                    do {
+                        page = try await readFile(file, base: URL(string: response.url), what: what) { entries in
+                            if first { fingerprint.add(entries) }
+                            take(entries)
+                            await onEntries?(entries)
+                        }
+                    } catch {
+                        // The fingerprint's read read this page whole: only
+                        // the first page gets here, and fails the run.
+                        guard pages > 0 else { throw error }
+                        return endedEarly(error.message)
+                    }
                 }
             }
+            pages += 1
+            await session.tally.page()
             console.event("list-page", level: .debug, "\(RemoteURL.redacted(pageURL)): \(page) entries",
                           fields: ["url": .string(RemoteURL.redacted(pageURL)), "entries": .number(Double(page)), "page": .number(Double(pages))])
             if page == 0 { break }
-            if fresh == 0 { break }
-            total += fresh
-            if let firstCount, page < firstCount { break }
-            if firstCount == nil { firstCount = page }
+            total += page
+            if let previous, page < previous.count, earlierCount == previous.count { break }
+            earlierCount = previous?.count
+            previous = fingerprint
             next = linkNext
             if let candidate = next, visited.contains(candidate) { break }
             if let candidate = next, let problem = RemoteURL.problem(candidate) {
                 // The message names the page that gave the link, not a page
                 // that never was.
-                let read = total == 1 ? "1 entry" : "\(total) entries"
-                return .entries(count: total, refused: "page \(pages) of the photo list \(shown) (\(RemoteURL.redacted(pageURL))) has a Link rel=\"next\" "
-                                + "that thumbs does not follow: \(RemoteURL.redacted(problem)); the list ends there, after \(read) on \(pages) "
-                                + (pages == 1 ? "page" : "pages"))
+                return endedEarly("page \(pages) of the photo list \(shown) (\(RemoteURL.redacted(pageURL))) has a Link rel=\"next\" "
+                                  + "that thumbs does not follow: \(RemoteURL.redacted(problem))")
             }
-            if next != nil { seen.formUnion(freshHashes) }
         }
         return .entries(count: total)
     }
+
+    /// The largest page whose entries are kept from the read for its
+    /// fingerprint instead of being read again: a megabyte, what a list
+    /// file hands on at a time (`ListFileChunks`).
+    static let heldPageBytes: Int64 = 1 << 20
 
     /// A list URL that answers with an image (declared, or by its bytes).
     private func isImage(_ response: TransferResponse) -> Bool {
@@ -230,21 +281,31 @@ struct ListReader: Sendable {
     }
 }
 
-/// A list entry known by 128 bits of hash: two of Swift's seeded hashes,
-/// salted apart. Two different entries of a million share a key with odds
-/// of about 10⁻²⁷, where 64 bits (one `hashValue`) left 10⁻⁸ that a new
-/// entry would be taken for a repeat and dropped.
-struct EntryKey: Hashable {
-    let low: Int
-    let high: Int
+/// A page of a list known by its length and 128 bits of hash over its
+/// entries in order (two of Swift's seeded hashes, salted apart): a page
+/// that repeats the page before it is known without holding either.
+struct PageFingerprint: Equatable {
+    private(set) var count = 0
+    private var low = Hasher(), high = Hasher()
+    private var lowValue = 0, highValue = 0
 
-    init(_ entry: ListEntry) {
-        var a = Hasher(), b = Hasher()
-        a.combine(0x5EED_0001)
-        a.combine(entry)
-        b.combine(0x5EED_0002)
-        b.combine(entry)
-        low = a.finalize()
-        high = b.finalize()
+    init() {
+        low.combine(0x5EED_0001)
+        high.combine(0x5EED_0002)
+    }
+
+    mutating func add(_ entries: [ListEntry]) {
+        for entry in entries {
+            low.combine(entry)
+            high.combine(entry)
+        }
+        count += entries.count
+        // `finalize` consumes a copy: the running hashers go on.
+        lowValue = low.finalize()
+        highValue = high.finalize()
+    }
+
+    static func == (a: PageFingerprint, b: PageFingerprint) -> Bool {
+        a.count == b.count && a.lowValue == b.lowValue && a.highValue == b.highValue
     }
 }

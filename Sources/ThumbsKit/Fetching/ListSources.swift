@@ -102,7 +102,7 @@ enum ListSources {
         switch try await reader.read(source, standardInput: standardInput, take: { writer.take($0) }) {
         case .image(let url):
             let id = RemoteURL.lastSegment(of: url) ?? "image"
-            destination.append(SourceItem(id: id, source: url, origin: .remote(url: url, meta: .empty)))
+            destination.append(SourceItem(id: id, source: RemoteURL.withoutCredentials(url), origin: .remote(url: url, meta: .empty)))
             return (1, nil)
         case .entries(let count, let refused):
             assert(count == writer.count, "the reader handed on \(writer.count) of \(count) entries")

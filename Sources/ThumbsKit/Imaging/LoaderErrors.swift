@@ -16,6 +16,7 @@ enum LoaderErrors {
     /// `sniffedName` the everyday name the first bytes show (`formatName(of:)`).
     static func headerFailure(loader: String, format: String, detail: String, sniffedName: String?) -> ItemError {
         guard isBlocked(detail) else {
+            if let cut = cutShort(detail) { return .decode("cannot read the \(format) header: \(cut)") }
             return .decode("cannot read the \(format) header: \(detail)")
         }
         let loaderName = baseName(of: loader)
@@ -36,6 +37,17 @@ enum LoaderErrors {
     /// The same, naming the format from the first `bytes`.
     static func headerFailure(loader: String, format: String, detail: String, bytes: UnsafeRawBufferPointer) -> ItemError {
         headerFailure(loader: loader, format: format, detail: detail, sniffedName: formatName(of: bytes))
+    }
+
+    /// "the file is cut short", with the loader's own reason, when `detail`
+    /// says the file ends before its data does (libheif: "bad seek to …;
+    /// … Unexpected end of file: Extent in iloc box references data outside
+    /// of file bounds …"); nil otherwise.
+    static func cutShort(_ detail: String) -> String? {
+        guard let end = detail.range(of: "Unexpected end of file", options: .caseInsensitive) else { return nil }
+        // The reason from "Unexpected end of file" to the end of its clause.
+        let reason = detail[end.lowerBound...].prefix(while: { $0 != ";" && $0 != "(" })
+        return "the file is cut short (\(reason.trimmingCharacters(in: .whitespaces)))"
     }
 
     /// Whether libvips refused to run the loader because it is blocked.

@@ -5,6 +5,14 @@
 /// NUL, no hidden segments, no segment over 120 bytes. So nothing is ever
 /// written outside OUT.
 ///
+/// Servable: `#`, `?` and `%` become `_` too, so that an output path works
+/// in a URL as it is (`"/thumbs/" + path`): `#` would start a fragment, `?`
+/// a query, and `%` an escape. The id keeps them (`dup#2` is written as
+/// `256/dup_2.jpg`); a name this makes equal to another is told apart like
+/// any other (`assign`). Other characters a URL would encode (spaces,
+/// letters beyond ASCII) are kept: a browser encodes them on its own, and
+/// they do not change what the path means.
+///
 /// Unique: two sources that would get the same name (`a.jpg` and `a.png` in
 /// one folder) keep the first name for the first in source order; the others
 /// get their source extension appended (`a_png`), then a number if needed.
@@ -33,6 +41,7 @@ public enum OutputNamer {
             switch scalar.value {
             case 0..<0x20, 0x7F, 0x80..<0xA0: scalars.append("_")
             case 0x2F, 0x5C, 0x3A: scalars.append("_")  // / \ :
+            case 0x23, 0x3F, 0x25: scalars.append("_")  // # ? %: see "Servable" above
             default: scalars.append(scalar)
             }
         }

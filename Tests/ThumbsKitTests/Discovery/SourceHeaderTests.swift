@@ -108,3 +108,22 @@ final class SourceHeaderTests: TemporaryFolderTestCase {
         XCTAssertNoThrow(try limits.check(SourceHeader(format: "tiff", width: 9000, height: 9000), size: 3 << 30, name: "scan.tif"))
     }
 }
+
+/// Issue 39: a file packed in gzip (or an archive) is named as such.
+final class PackedContentDescriptionTests: XCTestCase {
+    func testPackedFormatsAreNamed() {
+        XCTAssertEqual(ImageSniffer.describe([0x1F, 0x8B, 0x08, 0x00, 0x12]), "it is gzip-compressed data, it starts 1f 8b 08 00")
+        XCTAssertEqual(ImageSniffer.describe([0x50, 0x4B, 0x03, 0x04, 0x14]), "it is a ZIP archive, it starts 50 4b 03 04")
+        XCTAssertEqual(ImageSniffer.describe([0x01, 0x8B, 0x08, 0x00]), "it starts 01 8b 08 00")
+    }
+
+    func testLoaderMessagesOfACutShortFileSaySo() {
+        let libheif = "source: bad seek to 1003078; heif: Invalid input: Unexpected end of file: Extent in iloc box "
+            + "references data outside of file bounds (points to file position 591240); (2.100)"
+        let error = LoaderErrors.headerFailure(loader: "heifload_source", format: "heif", detail: libheif, sniffedName: "HEIF")
+        XCTAssertEqual(error.message, "cannot read the heif header: the file is cut short "
+                       + "(Unexpected end of file: Extent in iloc box references data outside of file bounds)")
+        XCTAssertEqual(LoaderErrors.headerFailure(loader: "pngload", format: "png", detail: "bad IHDR", sniffedName: nil).message,
+                       "cannot read the png header: bad IHDR")
+    }
+}

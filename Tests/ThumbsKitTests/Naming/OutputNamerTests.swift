@@ -51,3 +51,19 @@ final class OutputNamerTests: XCTestCase {
         XCTAssertEqual(OutputNamer.stem(of: "x.tar.gz"), "x.tar")
     }
 }
+
+/// Issue 39: an output name works in a URL as it is.
+final class ServableOutputNameTests: XCTestCase {
+    func testFragmentQueryAndEscapeCharactersBecomeUnderscores() {
+        XCTAssertEqual(OutputNamer.sanitise("dup#2"), "dup_2")
+        XCTAssertEqual(OutputNamer.sanitise("case_jpg?k=9"), "case_jpg_k=9")
+        XCTAssertEqual(OutputNamer.sanitise("100%/a%41"), "100_/a_41")
+        // What a browser encodes on its own, without changing the path, stays.
+        XCTAssertEqual(OutputNamer.sanitise("a b/été+(1)"), "a b/été+(1)")
+    }
+
+    func testNamesMadeEqualByTheMappingStayDistinct() {
+        let names = OutputNamer.assign(stems: ["a#b", "a_b", "a?b", "A%B"], extensions: ["jpg", "jpg", "png", "jpg"])
+        XCTAssertEqual(names, ["a_b", "a_b_jpg", "a_b_png", "A_B_jpg_2"])
+    }
+}

@@ -51,6 +51,10 @@ enum LibRawError {
     static let unsupported: Int32 = -2
     static let tooBig: Int32 = -100012
     static let noMemory: Int32 = -100007
+    /// LIBRAW_IO_ERROR: LibRaw's reads ran on past the end of the file, or
+    /// a damaged file kept them going (`BoundedStream`'s budget). The bytes
+    /// were read (and hashed) already: it is the file, not the disk.
+    static let ioError: Int32 = -100009
 
     static func item(code: Int32, message: [CChar], kind: String, step: String) -> ItemError {
         let words = String(decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -60,6 +64,8 @@ enum LibRawError {
             return .unsupported("LibRaw cannot \(step) this \(name) file: \(words)")
         case tooBig, noMemory:
             return .tooLarge("LibRaw cannot \(step) this \(name) file: \(words)")
+        case ioError:
+            return .decode("LibRaw cannot \(step) this \(name) file: it is cut short or damaged (LibRaw: \(words))")
         default:
             return .decode("LibRaw cannot \(step) this \(name) file: \(words)")
         }
