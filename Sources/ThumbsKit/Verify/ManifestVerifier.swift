@@ -45,7 +45,11 @@ public struct ManifestVerifier: Sendable {
             BaselineComparison(current: source.header, baseline: index.header,
                                pixels: PixelComparison(root: root, baselineRoot: baseline!.root, limits: limits, diff: diff))
         }
-        var findings = comparison.map { BaselineComparison.settingsFindings($0.current.settings, $0.baseline.settings) } ?? []
+        var findings: [VerifyFinding] = []
+        // Compared by eye, the outputs say what other settings changed (a
+        // --quality of a few points passes, a lost orientation does not):
+        // the settings themselves are a note, not a finding.
+        let notes = comparison.map { BaselineComparison.settingsFindings($0.current.settings, $0.baseline.settings).map(\.message) } ?? []
         var items = 0, outputs = 0
         var batch: [ManifestItem] = []
         batch.reserveCapacity(Self.batch)
@@ -76,8 +80,10 @@ public struct ManifestVerifier: Sendable {
             }
         }
         if let baseline { try diff?.finish(baseline: baseline.manifest, limits: limits) }
-        return VerifyResult(manifest: manifestPath, baseline: baseline?.manifest, items: items,
-                            outputs: outputs, findings: findings, maxDifference: baseline == nil ? nil : limits.maxDifference)
+        var result = VerifyResult(manifest: manifestPath, baseline: baseline?.manifest, items: items,
+                                  outputs: outputs, findings: findings, maxDifference: baseline == nil ? nil : limits.maxDifference)
+        result.notes = notes
+        return result
     }
 
     /// The folder a manifest's output paths are relative to.
@@ -125,6 +131,9 @@ public struct VerifyResult: Sendable, Codable, Equatable {
     /// `changed-pixels` carry their measures (`difference`).
     public var maxDifference: Double?
     public var findings: [VerifyFinding]
+    /// What verify saw that is not a finding (the settings of a baseline
+    /// compared by eye): printed before the count line, never exit 1.
+    public var notes: [String] = []
 
     public init(manifest: String, baseline: String?, items: Int, outputs: Int, findings: [VerifyFinding],
                 maxDifference: Double? = nil) {
@@ -141,8 +150,8 @@ public struct VerifyResult: Sendable, Codable, Equatable {
     /// Exit 1 on any finding, 0 when clean.
     public var exitStatus: ExitStatus { isClean ? .success : .failures }
 
-    /// One line per finding, then the count line.
-    public var lines: [String] { findings.map(\.line) + [summary] }
+    /// One line per finding, each note, then the count line.
+    public var lines: [String] { findings.map(\.line) + notes.map { "note: " + VerifyFinding.oneLine($0) } + [summary] }
 
     public var summary: String {
         let checked = "\(items) item\(items == 1 ? "" : "s"), \(outputs) output\(outputs == 1 ? "" : "s") checked"

@@ -17,11 +17,20 @@ struct PixelComparison: Sendable {
     /// Where each changed output's side-by-side image goes (`--diff`).
     var diff: DiffWriter?
 
-    func compare(_ new: ManifestOutput, with old: ManifestOutput, of id: String) -> [VerifyFinding] {
-        func finding(_ kind: VerifyFinding.Kind, _ message: String, _ difference: PixelDifference? = nil) -> [VerifyFinding] {
-            [VerifyFinding(kind, id: id, path: new.path, size: new.size, message, difference: difference)]
+    /// What the comparison of one output says.
+    struct Verdict: Sendable {
+        var findings: [VerifyFinding] = []
+        /// The two outputs were looked at (the same bytes, or both decoded
+        /// at one size and measured): their pixels are the verdict, and the
+        /// size of their files says nothing more.
+        var judged = false
+    }
+
+    func compare(_ new: ManifestOutput, with old: ManifestOutput, of id: String) -> Verdict {
+        func finding(_ kind: VerifyFinding.Kind, _ message: String, _ difference: PixelDifference? = nil) -> Verdict {
+            Verdict(findings: [VerifyFinding(kind, id: id, path: new.path, size: new.size, message, difference: difference)])
         }
-        guard let newBytes = try? ContainedFile.read(new.path, under: root) else { return [] }
+        guard let newBytes = try? ContainedFile.read(new.path, under: root) else { return Verdict() }
         let oldBytes: Data
         do {
             oldBytes = try ContainedFile.read(old.path, under: baselineRoot)
@@ -42,7 +51,8 @@ struct PixelComparison: Sendable {
         }
         // The same bytes decode to the same pixels: most outputs of a CI
         // run, which then cost a read and no decode.
-        guard newBytes != oldBytes, let current = try? SRGBPixels.decode(newBytes) else { return [] }
+        guard newBytes != oldBytes else { return Verdict(judged: true) }
+        guard let current = try? SRGBPixels.decode(newBytes) else { return Verdict() }
         let baseline: SRGBPixels
         do {
             baseline = try SRGBPixels.decode(oldBytes)
@@ -55,11 +65,12 @@ struct PixelComparison: Sendable {
             return finding(.baselineDimensionMismatch,
                            "the baseline's \(old.path) is \(baseline.width)×\(baseline.height), \(new.path) is \(current.width)×\(current.height): not compared")
         }
-        guard limits.exceeded(by: difference) else { return [] }
+        guard limits.exceeded(by: difference) else { return Verdict(judged: true) }
         var result = finding(.changedPixels, limits.describe(difference), difference)
+        result.judged = true
         if let diff, let map {
             if let problem = diff.write(id: id, output: new, baseline: baseline, current: current, map: map, difference: difference) {
-                result[0].message += " (no diff image: \(problem))"
+                result.findings[0].message += " (no diff image: \(problem))"
             }
         }
         return result
