@@ -52,7 +52,7 @@ final class SourceHeaderTests: TemporaryFolderTestCase {
         }
         XCTAssertEqual(ImageSniffer.describe([UInt8](repeating: 0, count: 65536)), "its first 65536 bytes are all zero")
         XCTAssertEqual(ImageSniffer.describe(Array("hello".utf8)), "the content is text")
-        XCTAssertEqual(ImageSniffer.describe([0x50, 0x4B, 0x03, 0x04, 0xFF]), "it starts 50 4b 03 04")
+        XCTAssertEqual(ImageSniffer.describe([0x50, 0x4B, 0x03, 0x04, 0xFF]), "it is a ZIP archive, it starts 50 4b 03 04")
     }
 
     /// Every cut of a real header, and a header of random bytes, gives a
