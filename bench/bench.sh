@@ -1586,7 +1586,27 @@ section_scale() {
   verdict "no-op re-run / first run at $n images, CPU (%)" "$R_big_rcshare" le 5
   verdict "manifest+stats+report writing (% of run)" "$R_big_share" le 10
   ((n == 100000)) && verdict "look-alike grouping of $n hashes (s)" "$R_big_group" le 1
+  scale_paged_list
   [[ ${SCALE_MERGE:-1} == 0 ]] || section_merge_scale
+}
+
+# The list half of the scale section (issue 39, §3): a paginated photo list of
+# 10,000 and of 1,000,000 entries over loopback, --dry-run, under
+# /usr/bin/time (bench/paged_list_memory.sh): what ListReader keeps of the
+# pages before must not grow with the list.
+scale_paged_list() {
+  local log=$OUT/scale-paged-list.log growth
+  THUMBS_BIN=$THUMBS bash "$BENCH/paged_list_memory.sh" >"$log" 2>&1 || say "  paged_list_memory.sh exited non-zero"
+  while IFS= read -r line; do say "$line"; done <"$log"
+  md ""
+  md "A paginated photo list over loopback, --dry-run (bench/paged_list_memory.sh):"
+  md ""
+  md '```'
+  while IFS= read -r line; do md "$line"; done <"$log"
+  md '```'
+  growth=$(sed -n 's/^ *growth: +*\(-*[0-9.]*\) MiB.*/\1/p' "$log")
+  record scale paged_list_growth_mib "${growth:-n/a}"
+  verdict "paged list peak RSS, 1000000 minus 10000 entries (MiB)" "${growth:-n/a}" le 30
 }
 
 # Merge of synthetic shards (issue 23): MERGE_SHARDS shard manifests of
