@@ -51,28 +51,36 @@ static int is_loader(const char *loader, const char *prefix) {
     return loader && strncmp(loader, prefix, strlen(prefix)) == 0;
 }
 
+/* How a loader shrinks on load: JPEG by an integer "shrink", WebP, SVG and
+ * PDF by a "scale"; any other loader not at all. The one rule for a buffer
+ * and a source alike. */
+typedef enum { LOAD_PLAIN, LOAD_SHRINK, LOAD_SCALE } load_reduction;
+
+static load_reduction reduction_of(const char *loader, int jpeg_shrink, double scale) {
+    if (jpeg_shrink > 1 && is_loader(loader, "jpegload"))
+        return LOAD_SHRINK;
+    if (scale != 1.0 && (is_loader(loader, "webpload") || is_loader(loader, "svgload") ||
+                         is_loader(loader, "pdfload")))
+        return LOAD_SCALE;
+    return LOAD_PLAIN;
+}
+
 int shim_load_from_buffer(const void *buf, size_t len, const char *loader,
                           int jpeg_shrink, double scale, int fail_on,
                           VipsImage **out) {
-    if (jpeg_shrink > 1 && is_loader(loader, "jpegload"))
-        *out = vips_image_new_from_buffer(buf, len, "",
-                                          "access", VIPS_ACCESS_SEQUENTIAL,
-                                          "fail_on", fail_on,
-                                          "shrink", jpeg_shrink,
-                                          NULL);
-    else if (scale != 1.0 && (is_loader(loader, "webpload") ||
-                              is_loader(loader, "svgload") ||
-                              is_loader(loader, "pdfload")))
-        *out = vips_image_new_from_buffer(buf, len, "",
-                                          "access", VIPS_ACCESS_SEQUENTIAL,
-                                          "fail_on", fail_on,
-                                          "scale", scale,
-                                          NULL);
-    else
-        *out = vips_image_new_from_buffer(buf, len, "",
-                                          "access", VIPS_ACCESS_SEQUENTIAL,
-                                          "fail_on", fail_on,
-                                          NULL);
+    switch (reduction_of(loader, jpeg_shrink, scale)) {
+    case LOAD_SHRINK:
+        *out = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL,
+                                          "fail_on", fail_on, "shrink", jpeg_shrink, NULL);
+        break;
+    case LOAD_SCALE:
+        *out = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL,
+                                          "fail_on", fail_on, "scale", scale, NULL);
+        break;
+    default:
+        *out = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL,
+                                          "fail_on", fail_on, NULL);
+    }
     return *out ? 0 : -1;
 }
 
@@ -145,25 +153,19 @@ int shim_header_from_source(VipsSource *source, int fail_on, VipsImage **out, co
 
 int shim_load_from_source(VipsSource *source, const char *loader, int jpeg_shrink, double scale,
                           int fail_on, VipsImage **out) {
-    if (jpeg_shrink > 1 && is_loader(loader, "jpegload"))
-        *out = vips_image_new_from_source(source, "",
-                                          "access", VIPS_ACCESS_SEQUENTIAL,
-                                          "fail_on", fail_on,
-                                          "shrink", jpeg_shrink,
-                                          NULL);
-    else if (scale != 1.0 && (is_loader(loader, "webpload") ||
-                              is_loader(loader, "svgload") ||
-                              is_loader(loader, "pdfload")))
-        *out = vips_image_new_from_source(source, "",
-                                          "access", VIPS_ACCESS_SEQUENTIAL,
-                                          "fail_on", fail_on,
-                                          "scale", scale,
-                                          NULL);
-    else
-        *out = vips_image_new_from_source(source, "",
-                                          "access", VIPS_ACCESS_SEQUENTIAL,
-                                          "fail_on", fail_on,
-                                          NULL);
+    switch (reduction_of(loader, jpeg_shrink, scale)) {
+    case LOAD_SHRINK:
+        *out = vips_image_new_from_source(source, "", "access", VIPS_ACCESS_SEQUENTIAL,
+                                          "fail_on", fail_on, "shrink", jpeg_shrink, NULL);
+        break;
+    case LOAD_SCALE:
+        *out = vips_image_new_from_source(source, "", "access", VIPS_ACCESS_SEQUENTIAL,
+                                          "fail_on", fail_on, "scale", scale, NULL);
+        break;
+    default:
+        *out = vips_image_new_from_source(source, "", "access", VIPS_ACCESS_SEQUENTIAL,
+                                          "fail_on", fail_on, NULL);
+    }
     return *out ? 0 : -1;
 }
 
