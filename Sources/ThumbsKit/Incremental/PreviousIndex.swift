@@ -158,15 +158,7 @@ final class PreviousIndex: @unchecked Sendable {
     private func addKept(id: String, file: Int, offset: Int, length: Int) throws(RunError) {
         if locate(id, markSeen: false) == nil { return try add(id: id, file: file, offset: offset, length: length) }
         guard let addLeftover else { return }
-        addLeftover.bind(1, id)
-        addLeftover.bind(2, file)
-        addLeftover.bind(3, offset)
-        addLeftover.bind(4, length)
-        do {
-            try addLeftover.run()
-        } catch {
-            throw .fatal("cannot index the previous run: \(error.message)")
-        }
+        try Self.insert(addLeftover, id: id, file: file, offset: offset, length: length)
     }
 
     /// Adds the records of a journal (`Journal`'s layout: a header line,
@@ -198,12 +190,18 @@ final class PreviousIndex: @unchecked Sendable {
 
     private func add(id: String, file: Int, offset: Int, length: Int) throws(RunError) {
         guard let upsert else { return }
-        upsert.bind(1, id)
-        upsert.bind(2, file)
-        upsert.bind(3, offset)
-        upsert.bind(4, length)
+        try Self.insert(upsert, id: id, file: file, offset: offset, length: length)
+    }
+
+    /// Runs one of the two statements that place a record's line: an
+    /// item's (`upsert`) or a leftover's (`addLeftover`).
+    private static func insert(_ statement: SQLiteStatement, id: String, file: Int, offset: Int, length: Int) throws(RunError) {
+        statement.bind(1, id)
+        statement.bind(2, file)
+        statement.bind(3, offset)
+        statement.bind(4, length)
         do {
-            try upsert.run()
+            try statement.run()
         } catch {
             throw .fatal("cannot index the previous run: \(error.message)")
         }

@@ -9,14 +9,6 @@ import XCTest
 final class HostileServerTests: XCTestCase {
     private static let images = ImageStore()
 
-    private func startServer(_ route: @escaping @Sendable (TestRequest, String) -> TestResponse) async throws -> TestHTTPServer {
-        let base = BaseBox()
-        let server = try await TestHTTPServer.start { route($0, base.value) }
-        base.value = server.base
-        addTeardownBlock { await server.stop() }
-        return server
-    }
-
     /// An image sent one byte every 200 ms: minutes for the whole body.
     private static func trickling(_ bytes: [UInt8]) -> TestResponse {
         var response = TestResponse.image(bytes)

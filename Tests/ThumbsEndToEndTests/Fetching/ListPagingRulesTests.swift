@@ -10,14 +10,6 @@ import XCTest
 final class ListPagingRulesTests: XCTestCase {
     private static let images = ImageStore()
 
-    private func startServer(_ route: @escaping @Sendable (TestRequest, String) -> TestResponse) async throws -> TestHTTPServer {
-        let base = BaseBox()
-        let server = try await TestHTTPServer.start { route($0, base.value) }
-        base.value = server.base
-        addTeardownBlock { await server.stop() }
-        return server
-    }
-
     /// An image of its own size for each path, so that no two are duplicates.
     private static func image(for path: String) -> TestResponse {
         let n = path.utf8.reduce(0) { ($0 &* 31 &+ Int($1)) % 97 }

@@ -8,14 +8,6 @@ import XCTest
 final class URLExposureTests: XCTestCase {
     private static let images = ImageStore()
 
-    private func startServer(_ route: @escaping @Sendable (TestRequest, String) -> TestResponse) async throws -> TestHTTPServer {
-        let base = BaseBox()
-        let server = try await TestHTTPServer.start { route($0, base.value) }
-        base.value = server.base
-        addTeardownBlock { await server.stop() }
-        return server
-    }
-
     /// `http://user:pass@host/…` is requested as given, but its userinfo is
     /// written nowhere: not in the manifest (`source`, `download.url`,
     /// `meta`, messages), the report, stats.json or the log on stderr.
