@@ -10,6 +10,10 @@
 # BENCH_SECTIONS=heic,video,raw names sections when the command line does not.
 # Environment:
 #   THUMBS_BIN   use this thumbs binary instead of `swift build -c release`
+#   THUMBS_BEFORE_BIN  another thumbs binary (an earlier commit's release
+#                build): every timed section runs it too, as `before`, in the
+#                same rounds and the same rotation, so before and after are
+#                compared in one run on one machine
 #   ROUNDS       timed rounds per measurement [3]; medians are reported
 #   WARMUP       untimed warm-up rounds before them [1]
 #   PEER_BATCH   files per process for the xargs-driven peers [8]
@@ -388,6 +392,10 @@ speed_cmd_thumbs() { thumbs_rss "$2" run "$SP_SRC" --out "$1" --size "$SIZE" $SP
 speed_cmd_thumbs_ref() { thumbs_rss "$2" run "$SP_REF" --out "$1" --size "$SIZE" $(thumbs_common); }
 speed_cmd_thumbs_two() { thumbs_rss "$2" run "$SP_SRC" --out "$1" --size "$SIZE" --size "$BIG" $(thumbs_common); }
 speed_cmd_thumbs_big() { thumbs_rss "$2" run "$SP_SRC" --out "$1" --size "$BIG" $(thumbs_common); }
+# `before` runs the same command as the section's own thumbs row with the
+# earlier binary (THUMBS_BEFORE_BIN): bash's dynamic scope hands the local
+# THUMBS to thumbs_rss.
+speed_cmd_before() { local THUMBS=$THUMBS_BEFORE_BIN; "speed_cmd_${SP_BEFORE_OF:-thumbs}" "$@"; }
 speed_cmd_thumbs_noph() { thumbs_rss "$2" run "$SP_SRC" --out "$1" --size "$SIZE" --no-placeholders $(thumbs_common); }
 speed_cmd_vipsthumbnail() {
   # shellcheck disable=SC2086
@@ -437,6 +445,7 @@ speed_label() {
   case $1 in
   thumbs) [[ -n $SP_THUMBS_OPTS ]] && echo "thumbs $SP_THUMBS_OPTS" || echo "thumbs (--jobs default = $NPROC)" ;;
   thumbs_ref) echo "thumbs, the same photos untagged" ;;
+  before) echo "before: $(speed_label "${SP_BEFORE_OF:-thumbs}") with ${THUMBS_BEFORE_BIN##*/.build/}" ;;
   thumbs_two) echo "thumbs --size $SIZE --size $BIG" ;;
   thumbs_big) echo "thumbs --size $BIG alone" ;;
   thumbs_noph) echo "thumbs --no-placeholders" ;;
@@ -455,6 +464,7 @@ speed_short() { [[ $1 == thumbs_two ]] && echo "thumbs two sizes" || echo thumbs
 speed_available() {
   case $1 in
   thumbs*) have_thumbs ;;
+  before) [[ -x ${THUMBS_BEFORE_BIN:-} ]] ;;
   vipsthumbnail) command -v vipsthumbnail >/dev/null ;;
   imagemagick) [[ -x /usr/bin/mogrify ]] ;;
   pillow*) "$PY" -c 'import PIL' 2>/dev/null ;;
@@ -469,6 +479,7 @@ speed_expect() {
   case $1 in
   floor) echo 0 ;;
   thumbs_two | pillow_two) echo $((2 * $2)) ;;
+  before) speed_expect "${SP_BEFORE_OF:-thumbs}" "$2" ;;
   *) echo "$2" ;;
   esac
 }
@@ -481,6 +492,10 @@ speed_run() {
   local key=$1 d=$2 n=$3 t r
   shift 3
   local tools=("$@") avail=()
+  # With THUMBS_BEFORE_BIN, the earlier build runs beside the first thumbs row.
+  if [[ -n ${THUMBS_BEFORE_BIN:-} ]]; then
+    for t in "${tools[@]}"; do [[ $t == thumbs* ]] && { SP_BEFORE_OF=$t; tools+=(before); break; }; done
+  fi
   declare -gA SEC=() IPS=() CPUMS=() RSS=()
   rm -rf "$d"; mkdir -p "$d"
   for t in "${tools[@]}"; do
