@@ -79,16 +79,21 @@ for kind in pq hlg; do
 done
 ls -l "$out"
 
-# SDR colour bars and their PQ twin (issue 36): BT.709 SDR made linear with
-# SDR white at 203 nits (BT.2408's reference white), BT.2020 primaries, PQ,
-# 10-bit HEVC, lossless; needs FFmpeg's zscale (libzimg). No HLG twin:
-# Debian 12's zscale (FFmpeg 5.1, zimg 3.0.4) applies HLG's inverse OOTF
-# channel by channel (its signals match E' = OETF(E^(1/1.2)) per channel:
-# red bar 0.544/0.218/0.120), not on luminance as BT.2100 does, so a
-# BT.2100 decoder shows its HLG twin less colourful (0.70) than the SDR clip.
+# SDR colour bars and their PQ and HLG twins (issue 36): BT.709 SDR made
+# linear with SDR white at 203 nits (BT.2408's reference white), BT.2020
+# primaries, PQ or HLG, 10-bit HEVC, lossless; needs FFmpeg's zscale
+# (libzimg). The HLG twin needs agamma=0: with zscale's default (agamma=1,
+# zimg's allow_approximate_gamma) zimg does not apply HLG's display-referred
+# OOTF on luminance, as BT.2100 defines it, but a gamma of 1.2 on each
+# channel (its red bar is 0.544/0.218/0.120 where BT.2100 gives
+# 0.585/0.199/0.097), so a BT.2100 decoder shows that clip less colourful
+# (0.72) than the SDR one. With agamma=0 its bars match BT.2100 within 0.005.
 bars="smptehdbars=size=320x180:rate=10:duration=2"
 ff -f lavfi -i "$bars" -c:v libx264 -crf 12 -pix_fmt yuv420p -colorspace bt709 -color_primaries bt709 -color_trc bt709 \
    "$out/twin-sdr.mp4"
-ff -f lavfi -i "$bars" -vf "setparams=color_primaries=bt709:color_trc=bt709:colorspace=bt709:range=tv,zscale=t=linear:npl=203:p=bt709:m=bt709,format=gbrpf32le,zscale=p=bt2020:t=smpte2084:m=bt2020nc:r=tv:npl=203,format=yuv420p10le" \
-   -c:v libx265 -x265-params "log-level=error:lossless=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc" \
-   -color_primaries bt2020 -color_trc smpte2084 -colorspace bt2020nc "$out/twin-pq.mp4"
+for trc in smpte2084 arib-std-b67; do
+    name=$([ "$trc" = smpte2084 ] && echo pq || echo hlg)
+    ff -f lavfi -i "$bars" -vf "setparams=color_primaries=bt709:color_trc=bt709:colorspace=bt709:range=tv,zscale=t=linear:npl=203:p=bt709:m=bt709,format=gbrpf32le,zscale=p=bt2020:t=$trc:m=bt2020nc:r=tv:npl=203:agamma=0,format=yuv420p10le" \
+       -c:v libx265 -x265-params "log-level=error:lossless=1:colorprim=bt2020:transfer=$trc:colormatrix=bt2020nc" \
+       -color_primaries bt2020 -color_trc "$trc" -colorspace bt2020nc "$out/twin-$name.mp4"
+done

@@ -10,6 +10,18 @@
 // (or Display P3's) by the 3×3 matrix, colours outside BT.709 are desaturated towards their
 // own luminance (not clipped per channel, which shifts hue), and the sRGB
 // curve encodes the result.
+//
+// HLG goes through its display light, as BT.2100 shows it, not BT.2408's
+// scene-light conversion (inverse OETF, reference white scaled to SDR's,
+// BT.709's camera curve). On HLG made from SDR pictures by BT.2100's OOTF
+// (FFmpeg's zscale with agamma=0, the tests' HEICs) display light gives
+// back the SDR picture (0.97 to 0.98 of its colourfulness, hues within
+// 1 degree); scene light makes saturated colours brighter (0.75 red 191 to
+// 221) and those it pushes out of BT.709 change hue (orange by 10 degrees).
+// A gamma of 1.2 on each channel, which matches zscale's default
+// approximate gamma, turns the same bars by 14 degrees. (For HLG straight
+// from a camera, scene light is what an SDR camera would have recorded;
+// display light keeps about 0.91 of that picture's colourfulness.)
 #include "CVipsHDR.h"
 
 #include <math.h>

@@ -88,7 +88,9 @@ final class ReportGatherer {
         var out = ""
         Self.openChunk(row: warnings, code: "Status", message: "What was done instead", into: &out)
         warnings += 1
-        Self.row(item, code: item.status.rawValue, message: warning, into: &out)
+        // The pill shows the item's status in that status's colour: a
+        // warned item was made, so not in the failures' red.
+        Self.row(item, code: item.status.rawValue, pill: item.status.rawValue, message: warning, into: &out)
         warningRows.append(out)
     }
 
@@ -104,8 +106,10 @@ final class ReportGatherer {
         out += "<tbody>\n"
     }
 
-    /// One row: the item, a short code, a message.
-    private static func row(_ item: ManifestItem, code: String, message: String, into out: inout String) {
+    /// One row: the item, a short code, a message. `pill` names the code's
+    /// colour (ReportStyle's `.code.ok` and the like); none is the
+    /// failures' red.
+    private static func row(_ item: ManifestItem, code: String, pill: String? = nil, message: String, into out: inout String) {
         out += "<tr><td><code>"
         out.appendEscaped(item.id)
         out += "</code>"
@@ -114,7 +118,13 @@ final class ReportGatherer {
             out.appendEscaped(item.source)
             out += "</small>"
         }
-        out += "</td><td><span class=code>"
+        if let pill {
+            out += "</td><td><span class=\"code "
+            out.appendEscaped(pill)
+            out += "\">"
+        } else {
+            out += "</td><td><span class=code>"
+        }
         out.appendEscaped(code)
         out += "</span></td><td>"
         out.appendEscaped(message)

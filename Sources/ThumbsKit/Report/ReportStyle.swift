@@ -108,6 +108,9 @@ enum ReportStyle {
     .c1{width:34%}.c2{width:136px}
     td small{display:block;color:var(--muted);font-size:12px}
     .code{display:inline-block;white-space:nowrap;background:var(--bad-soft);color:var(--bad);border-radius:6px;padding:1px 8px;font-size:12px;font-weight:600}
+    .code.ok{background:color-mix(in srgb,var(--ok) 14%,transparent);color:var(--ok)}
+    .code.unchanged{background:color-mix(in srgb,var(--unchanged) 14%,transparent);color:var(--unchanged)}
+    .code.duplicate{background:color-mix(in srgb,var(--dup) 14%,transparent);color:var(--dup)}
     .chunk{content-visibility:auto;contain-intrinsic-size:auto 20000px}
     .rows{contain-intrinsic-size:auto 20000px}
     .rows table td{border-top:1px solid var(--line)}

@@ -150,13 +150,14 @@ final class VideoRunTests: TemporaryFolderTestCase {
         XCTAssertEqual(manifest.item("hlg.mp4")?.video?.hdr, "hlg")
     }
 
-    /// An SDR clip and its PQ twin made by FFmpeg's zscale (scripts/make-
-    /// video-fixtures.sh): the twin's poster frame keeps at least 0.85 of the
-    /// SDR frame's colourfulness, its brightness within 0.9 to 1.1 times,
-    /// and each of the seven bars its hue within 5 degrees (issue 36).
-    func testAPQTwinLooksLikeItsSDRClip() async throws {
+    /// An SDR clip and its PQ and HLG twins made by FFmpeg's zscale
+    /// (scripts/make-video-fixtures.sh; the HLG one with BT.2100's OOTF on
+    /// luminance, agamma=0): each twin's poster frame keeps at least 0.85 of
+    /// the SDR frame's colourfulness, its brightness within 0.9 to 1.1
+    /// times, and each of the seven bars its hue within 5 degrees (issue 36).
+    func testPQAndHLGTwinsLookLikeTheirSDRClip() async throws {
         let source = root + "/in"
-        try copy(["twin-sdr.mp4": "sdr.mp4", "twin-pq.mp4": "pq.mp4"], to: source)
+        try copy(["twin-sdr.mp4": "sdr.mp4", "twin-pq.mp4": "pq.mp4", "twin-hlg.mp4": "hlg.mp4"], to: source)
         let outcome = try await runThumbs([source], out: root + "/out") {
             $0.size([320])
             $0.output.format = .png
@@ -170,17 +171,20 @@ final class VideoRunTests: TemporaryFolderTestCase {
                 }
             }
         }
-        let sdr = bars("sdr"), pq = bars("pq")
-        let colourfulness = HDRTwinTests.colourfulness(pq) / HDRTwinTests.colourfulness(sdr)
-        XCTAssertGreaterThanOrEqual(colourfulness, 0.85, "\(pq) against \(sdr)")
-        let brightness = pq.joined().reduce(0, +) / sdr.joined().reduce(0, +)
-        XCTAssertEqual(brightness, 1, accuracy: 0.1, "\(pq) against \(sdr)")
-        for (made, wanted) in zip(pq, sdr) {
-            guard let wantedHue = HDRTwinTests.hue(wanted) else { continue }
-            let madeHue = try XCTUnwrap(HDRTwinTests.hue(made), "\(made) became grey")
-            var difference = abs(madeHue - wantedHue).truncatingRemainder(dividingBy: 360)
-            if difference > 180 { difference = 360 - difference }
-            XCTAssertLessThanOrEqual(difference, 5, "\(made) against \(wanted)")
+        let sdr = bars("sdr")
+        for name in ["pq", "hlg"] {
+            let twin = bars(name)
+            let colourfulness = HDRTwinTests.colourfulness(twin) / HDRTwinTests.colourfulness(sdr)
+            XCTAssertGreaterThanOrEqual(colourfulness, 0.85, "\(name): \(twin) against \(sdr)")
+            let brightness = twin.joined().reduce(0, +) / sdr.joined().reduce(0, +)
+            XCTAssertEqual(brightness, 1, accuracy: 0.1, "\(name): \(twin) against \(sdr)")
+            for (made, wanted) in zip(twin, sdr) {
+                guard let wantedHue = HDRTwinTests.hue(wanted) else { continue }
+                let madeHue = try XCTUnwrap(HDRTwinTests.hue(made), "\(name): \(made) became grey")
+                var difference = abs(madeHue - wantedHue).truncatingRemainder(dividingBy: 360)
+                if difference > 180 { difference = 360 - difference }
+                XCTAssertLessThanOrEqual(difference, 5, "\(name): \(made) against \(wanted)")
+            }
         }
     }
 }

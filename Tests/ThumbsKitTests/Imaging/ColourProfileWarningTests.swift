@@ -83,6 +83,11 @@ final class ColourProfileWarningTests: TemporaryFolderTestCase {
         XCTAssertTrue(rows.contains("a-tagged.jpg") && rows.contains("b-copy.jpg"), String(rows))
         XCTAssertFalse(rows.contains("c-clean.jpg"), String(rows))
         XCTAssertTrue(rows.contains("lcms2 cannot read it"), String(rows))
+        // Each row's status pill is drawn in its status's colour, not the failures' red.
+        XCTAssertTrue(rows.contains("<span class=\"code ok\">ok</span>"), String(rows))
+        XCTAssertTrue(rows.contains("<span class=\"code duplicate\">duplicate</span>"), String(rows))
+        XCTAssertFalse(rows.contains("<span class=code>"), String(rows))
+        XCTAssertTrue(report.contains(".code.ok{background:color-mix(in srgb,var(--ok)"), "the ok pill's colour is defined")
         XCTAssertTrue(report.contains("href=\"#warnings\""))
     }
 
