@@ -2,7 +2,7 @@ import Foundation
 
 /// An earlier journal opened for `PreviousIndex`: its descriptor and where
 /// its first record starts, when its header names the run's settings (a
-/// journal of other settings is discarded, as `Journal.read` does).
+/// journal of other settings is discarded: `open` gives nil).
 struct JournalRecords {
     var descriptor: Int32
     var firstLineEnd: Int
