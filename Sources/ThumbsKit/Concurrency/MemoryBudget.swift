@@ -36,8 +36,21 @@ actor MemoryBudget {
     /// trim (a few hundred microseconds) would cost more than it returns.
     static let trimAfter = 24 << 20
 
+    /// The run's budget for each of its `--jobs` decode threads: as much
+    /// as one direct JPEG decode may hold (`DirectJPEG.memoryBudget`, 32 MB:
+    /// a 10 MP photo at 1/1), so that `--jobs` of the largest decodes the
+    /// JPEG paths take run side by side, and a larger plan (a progressive
+    /// file's coefficients, a RAW's development, libvips with several sizes)
+    /// waits for room, or runs alone.
+    static let perJob = DirectJPEG.memoryBudget
+
     init(capacity: Int) {
         self.capacity = max(1, capacity)
+    }
+
+    /// The budget of a run of `jobs` decode threads (`perJob` each).
+    init(jobs: Int) {
+        self.init(capacity: Self.perJob * max(1, jobs))
     }
 
     /// Waits until `bytes` fit, then holds them; returns what to release.

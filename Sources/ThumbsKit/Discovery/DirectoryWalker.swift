@@ -19,16 +19,15 @@ public struct FoundFile: Sendable, Hashable {
 /// files are followed. Images are recognised by content (`ImageSniffer`):
 /// a file that is neither recognised nor named like an image is only counted.
 ///
-/// Nothing is dropped without a trace (PRODUCT.md, SOURCE): FIFOs, sockets
-/// and devices are counted as ignored and never opened; OUT and any folder
-/// holding a thumbs run are not walked (their thumbnails would become images
-/// of the next run); a folder or file that cannot be read is in
-/// `Result.unreadable`, never taken for an empty folder or a non-image.
+/// Nothing is dropped without a trace (PRODUCT.md, SOURCE): FIFOs, sockets,
+/// devices and links to folders are never opened, counted as ignored and
+/// named in `Result.specialFiles`; OUT and any folder holding a thumbs run
+/// are not walked (their thumbnails would become images of the next run),
+/// counted as ignored and named in `Result.skippedRuns`; a folder or file
+/// that cannot be read is in `Result.unreadable`, never taken for an empty
+/// folder or a non-image.
 public struct DirectoryWalker: Sendable {
     public struct Result: Sendable {
-        /// Filled by `walk(_:)` only: `walk(_:found:)` hands them over one
-        /// at a time instead.
-        public var files: [FoundFile] = []
         /// Files skipped because they are not images, special files, and
         /// folders not walked because they hold thumbs runs.
         public var ignored = 0
@@ -56,17 +55,8 @@ public struct DirectoryWalker: Sendable {
         outputFolder = outputDirectory.flatMap { FileIdentity.of($0) }
     }
 
-    /// Walks `root`; every file found is in `Result.files`, in order. For a
-    /// few files (tests): a run streams them (`walk(_:found:)`).
-    public func walk(_ root: String) throws(RunError) -> Result {
-        var files: [FoundFile] = []
-        var result = try walk(root) { files.append($0) }
-        result.files = files
-        return result
-    }
-
     /// Walks `root`, handing each file to `found` as it is met, in walk
-    /// order; nothing per file is kept (`Result.files` stays empty).
+    /// order; nothing per file is kept.
     public func walk(_ root: String, found: (FoundFile) -> Void) throws(RunError) -> Result {
         let info: FileInfo
         do {
@@ -87,13 +77,7 @@ public struct DirectoryWalker: Sendable {
         return result
     }
 
-    /// One folder, its files in `result.files`.
-    func walk(directory: [UInt8], relative: String, into result: inout Result, isRoot: Bool = false) {
-        var files: [FoundFile] = []
-        walk(directory: directory, relative: relative, into: &result, isRoot: isRoot) { files.append($0) }
-        result.files += files
-    }
-
+    /// One folder and, depth first, the folders below it.
     func walk(directory: [UInt8], relative: String, into result: inout Result, isRoot: Bool = false,
               found: (FoundFile) -> Void) {
         let directoryPath = String(decoding: directory, as: UTF8.self)

@@ -1,12 +1,21 @@
 import Foundation
 
-/// `SourceResolver.finalise` over a run's items in a spool (`SourceItems`):
-/// unique ids, then output names, with the sets that need every item in a
-/// scratch SQLite database (`ScratchStringSet`, `NameAssigner`), so that
-/// memory does not grow with the items. Also narrows the items to
-/// `--shard`, with the order of the whole run (`ShardOrder`, written to a
-/// scratch file as it is made: `ScratchText`), and finds the file sizes
-/// that occur twice (`sharedSizes`, counted in the scratch database).
+/// Makes a run's ids unique (the same folder given twice, list ids
+/// repeated) and gives every item its sanitised, collision-free output name
+/// (`OutputNamer`), over the items in a spool (`SourceItems`), with the sets
+/// that need every item in a scratch SQLite database (`ScratchStringSet`,
+/// `NameAssigner`), so that memory does not grow with the items.
+///
+/// The first item with an id keeps it; a later one gets `id#N` with the
+/// smallest N from 2 that no item of the run has, as given or as assigned:
+/// `dup`, `dup`, `dup#2` become `dup`, `dup#3`, `dup#2`, so a suffix never
+/// takes an id the list already has (which would make two items share an
+/// id, and one of them be fetched again on every run).
+///
+/// It also narrows the items to `--shard`, with the order of the whole run
+/// (`ShardOrder`, written to a scratch file as it is made: `ScratchText`),
+/// and finds the file sizes that occur twice (`sharedSizes`, counted in the
+/// scratch database).
 ///
 /// Three passes over the items, each forward:
 /// 1. every id into the set of ids; the positions of those already there

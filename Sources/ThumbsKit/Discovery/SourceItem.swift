@@ -19,7 +19,8 @@ public struct SourceItem: Sendable, Hashable {
         /// A file on disk that could not be examined (unreadable, a link loop).
         case unreadable(path: String, reason: String)
         /// An image behind a URL, from a photo list; `meta` holds the list
-        /// entry's own fields, packed (a million entries are held at once).
+        /// entry's own fields, packed (`EntryMeta`), as the run's spool
+        /// stores them (`SourceItemCoding`).
         case remote(url: String, meta: EntryMeta)
     }
 

@@ -7,8 +7,8 @@ import Foundation
 /// several file sources are given, each directory's items are prefixed with
 /// the directory's name so that ids stay unique and outputs stay apart.
 public struct SourceResolver: Sendable {
+    /// What resolving a source found besides its items.
     public struct Resolved: Sendable {
-        public var items: [SourceItem] = []
         public var ignored = 0
         /// Folders and files that could not be read, by item id.
         public var unreadable = UnreadableSources()
@@ -16,14 +16,6 @@ public struct SourceResolver: Sendable {
         /// not opened, for the run's log.
         public var skippedRuns: [DirectoryWalker.Skipped] = []
         public var specialFiles: [DirectoryWalker.Skipped] = []
-
-        mutating func add(_ other: Resolved) {
-            if items.isEmpty { items = other.items } else { items += other.items }
-            ignored += other.ignored
-            unreadable.add(other.unreadable)
-            skippedRuns += other.skippedRuns
-            specialFiles += other.specialFiles
-        }
     }
 
     /// This run's OUT, which no walk enters.
@@ -42,29 +34,11 @@ public struct SourceResolver: Sendable {
             && FileManager.default.fileExists(atPath: source)
     }
 
-    /// Resolves file sources, in order. List sources are handled by the
-    /// fetcher and must not be passed here.
-    public func resolveFiles(_ sources: [String]) throws(RunError) -> Resolved {
-        var resolved = Resolved()
-        for source in sources {
-            resolved.add(try resolveFile(source, prefixWithName: sources.count > 1))
-        }
-        return resolved
-    }
-
-    /// Resolves one file source: a folder walked, or an image file. With
-    /// `prefixWithName` (several file sources), a folder's ids start with
-    /// its name, so that ids stay unique and outputs stay apart.
-    public func resolveFile(_ source: String, prefixWithName: Bool) throws(RunError) -> Resolved {
-        let items = SourceItems([])
-        var resolved = try resolveFile(source, prefixWithName: prefixWithName, into: items)
-        resolved.items = Array(items)
-        return resolved
-    }
-
-    /// `resolveFile`, its items appended to `items` as the walk finds them
-    /// (`Resolved.items` stays empty): a folder of a million files is never
-    /// held in memory.
+    /// Resolves one file source: a folder walked, or an image file, its
+    /// items appended to `items` as the walk finds them (a folder of a
+    /// million files is never held in memory). With `prefixWithName`
+    /// (several file sources), a folder's ids start with its name, so that
+    /// ids stay unique and outputs stay apart.
     func resolveFile(_ source: String, prefixWithName: Bool, into items: SourceItems) throws(RunError) -> Resolved {
         var resolved = Resolved()
         var isDirectory: ObjCBool = false
@@ -108,22 +82,4 @@ public struct SourceResolver: Sendable {
         return name.isEmpty || name == "/" ? "root" : name
     }
 
-    /// Makes ids unique (the same folder given twice, list ids repeated) and
-    /// assigns every item its sanitised, collision-free output name.
-    ///
-    /// The first item with an id keeps it; a later one gets `id#N` with the
-    /// smallest N from 2 that no item of the run has, as given or as
-    /// assigned: `dup`, `dup`, `dup#2` become `dup`, `dup#3`, `dup#2`, so a
-    /// suffix never takes an id the list already has (which would make two
-    /// items share an id, and one of them be fetched again on every run).
-    ///
-    /// `SourceFinaliser` does it over a run's spooled items; this form, for
-    /// items in memory, works in the system's temporary folder.
-    public static func finalise(_ items: [SourceItem]) -> [SourceItem] {
-        do {
-            return Array(try SourceFinaliser.finalise(SourceItems(items)).items)
-        } catch {
-            preconditionFailure("\(error)")
-        }
-    }
 }

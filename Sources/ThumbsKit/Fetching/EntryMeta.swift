@@ -4,7 +4,8 @@ import Foundation
 /// `_truncated` list of `MetaFieldLimit`), packed in one small byte array
 /// while the item waits to be processed.
 ///
-/// A list of a million entries holds a million of these at once. As a
+/// A list of a million entries writes a million of these to the run's spool
+/// (`SourceItemCoding`), and a page of entries holds one each. As a
 /// `[String: JSONValue]` each took about 400 bytes (a hash table, its keys,
 /// boxed values); packed, a Picsum entry takes about 100: keys are numbers in
 /// a table shared by the whole process (`MetaKeys`), integers are varints,

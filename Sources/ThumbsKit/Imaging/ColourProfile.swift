@@ -216,9 +216,4 @@ enum ColourProfile {
     static func sRGBDecode(_ v: Double) -> Double {
         v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4)
     }
-
-    /// The sRGB encoding curve, linear 0...1 to 0...1.
-    static func sRGBEncode(_ l: Double) -> Double {
-        l <= 0.0031308 ? l * 12.92 : 1.055 * pow(l, 1 / 2.4) - 0.055
-    }
 }

@@ -20,7 +20,7 @@ enum DirectJPEG {
     /// decodes stream through libvips in strips instead. 32 MB holds a 1/1
     /// decode of a 10 MP colour photo (30 MB), or a 1/2 decode of a 40 MP
     /// one: every phone's photo at the sizes thumbnails need. The run's
-    /// `MemoryBudget` is this much per job (`ProcessingWindow`).
+    /// `MemoryBudget` is this much per job (`MemoryBudget.perJob`).
     static let memoryBudget = 32 << 20
 
     /// A JPEG header as stored (before orientation).

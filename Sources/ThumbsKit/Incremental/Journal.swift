@@ -15,8 +15,10 @@ import Foundation
 /// An `fsync` per line would wait on the disk once per image. So a power cut
 /// loses at most the last second's lines (or `syncLines`); the next run finds
 /// those items' sources without a record and makes them again, the others it
-/// skips. A record never vouches for outputs a power cut lost: a re-run
-/// checks every recorded output's size and hash before it trusts the record.
+/// skips. A record never vouches for outputs a power cut lost: before a
+/// re-run trusts a record, it checks every recorded output's size, and reads
+/// and hashes the output unless the file is unchanged since the manifest
+/// that records it was written (`RecordedOutput.matches`).
 ///
 /// A write or flush that fails (a full disk, an I/O error, a file size
 /// limit) is kept in `failure`: from then on the run cannot promise a
@@ -50,20 +52,6 @@ final class Journal: @unchecked Sendable {
 
     deinit {
         if descriptor >= 0 { try? FileDescriptor.close(descriptor) }
-    }
-
-    /// Reads the items of an earlier journal written with `settings`.
-    static func read(path: String, settings: OutputSettings) -> [ManifestItem] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [] }
-        let decoder = JSONDecoder()
-        var lines = data.lines(omittingEmpty: true)
-        guard let first = lines.first,
-              let header = try? decoder.decode(Header.self, from: Data(first)),
-              header.settings == settings
-        else { return [] }
-        lines.removeFirst()
-        // A line cut short by a crash simply fails to decode and is skipped.
-        return lines.compactMap { try? decoder.decode(ManifestItem.self, from: Data($0)) }
     }
 
     /// Opens the journal for appending, keeping earlier lines when they were
@@ -158,26 +146,5 @@ final class Journal: @unchecked Sendable {
     func remove() {
         if descriptor >= 0 { try? FileDescriptor.close(descriptor); descriptor = -1 }
         try? PathChanges.remove(path)
-    }
-}
-
-/// An earlier journal opened for `PreviousIndex`: its descriptor and where
-/// its first record starts, when its header names the run's settings (a
-/// journal of other settings is discarded, as `Journal.read` does).
-struct JournalRecords {
-    var descriptor: Int32
-    var firstLineEnd: Int
-
-    static func open(path: String, settings: OutputSettings) -> JournalRecords? {
-        guard FileInfo.of(pathBytes: Array(path.utf8), followLinks: false)?.kind == .regular,
-              let fd = try? FileDescriptor.open(path, .readOnly, [.noFollow, .nonBlocking])
-        else { return nil }
-        let lines = FileLines(fd: fd, from: 0)
-        if let first = try? lines.next(),
-           let header = try? JSONDecoder().decode(Journal.Header.self, from: Data(first)), header.settings == settings {
-            return JournalRecords(descriptor: fd, firstLineEnd: lines.offset)
-        }
-        try? FileDescriptor.close(fd)
-        return nil
     }
 }

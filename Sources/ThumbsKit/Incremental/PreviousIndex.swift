@@ -163,7 +163,7 @@ final class PreviousIndex: @unchecked Sendable {
 
     /// Adds the records of a journal (`Journal`'s layout: a header line,
     /// then one record per line), after its header was checked. A line cut
-    /// short by a crash is skipped, as `Journal.read` skips it.
+    /// short by a crash does not decode, and is skipped.
     @discardableResult
     func addJournal(descriptor fd: Int32, firstLineEnd: Int) throws(RunError) -> Int {
         journal = fd

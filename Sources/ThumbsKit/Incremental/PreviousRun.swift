@@ -135,9 +135,6 @@ final class PreviousRun: Sendable {
         index?.unseen() ?? []
     }
 
-    /// Every id of the last run, in order (tests).
-    var ids: [String] { index?.allIDs() ?? [] }
-
     /// Deletes the index's file at the end of the run.
     func remove() {
         index?.remove()

@@ -143,8 +143,6 @@ final class SQLiteStatement {
 
     func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(statement, column)) }
 
-    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
-
     func text(_ column: Int32) -> String {
         guard let bytes = sqlite3_column_text(statement, column) else { return "" }
         let count = Int(sqlite3_column_bytes(statement, column))

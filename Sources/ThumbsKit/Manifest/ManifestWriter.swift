@@ -3,9 +3,11 @@ import Foundation
 /// Writes manifest.json by hand rather than through JSONEncoder: keys in the
 /// order PRODUCT.md lists them, one item per line (so a baseline manifest
 /// committed to git diffs item by item), and several times faster, which
-/// matters for re-runs over 100,000 items. `JSONDecoder` reads it back.
+/// matters for re-runs over 100,000 items. `ManifestItemDecoder` reads its
+/// item lines back (`ManifestSource`); `JSONDecoder` any other layout.
 public enum ManifestWriter {
-    /// The whole manifest as one buffer (small manifests, tests).
+    /// The whole manifest as one buffer (the header `ManifestLines` writes
+    /// before the items; small manifests, tests).
     public static func encode(_ manifest: Manifest) -> Data {
         var data = Data()
         write(manifest) { (chunk: UnsafeRawBufferPointer) in data.append(contentsOf: chunk) }

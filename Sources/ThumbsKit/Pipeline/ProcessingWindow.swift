@@ -2,9 +2,7 @@ import Foundation
 
 /// The processing phase of `thumbs run`: every item through a sliding
 /// window of tasks, `window` in flight, one added as one ends. Every
-/// blocking step runs on a pool of our own: hashing and decoding on `--jobs`
-/// decode threads, resizing and encoding decoded JPEGs on as many finishing
-/// threads, file reads and writes on I/O threads. The processor (and with it
+/// blocking step runs on a pool of our own: decoding on `--jobs` decode threads, resizing and encoding decoded pixels (every decoder but libvips) on as many finishing threads, file reads (hashed as they arrive) and writes on I/O threads. The processor (and with it
 /// the duplicate registry) lives only as long as one `run`.
 struct ProcessingWindow {
     let options: RunOptions
@@ -57,7 +55,7 @@ struct ProcessingWindow {
             settings: options.output,
             limits: DecodeLimits(maxPixels: options.maxPixels, failOn: options.failOn),
             out: out, decoders: decoders, finishers: finishers, io: io,
-            memory: MemoryBudget(capacity: DirectJPEG.memoryBudget * jobs),
+            memory: MemoryBudget(jobs: jobs),
             sources: AsyncSemaphore(permits: Self.sourcesInMemory(jobs: jobs)),
             previous: previous, force: options.force, registry: registry,
             sharedSizes: sharedSizes, fetcher: fetcher, interrupt: interrupt,

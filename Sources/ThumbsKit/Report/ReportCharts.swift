@@ -69,13 +69,6 @@ enum ReportCharts {
         out += "</svg>"
     }
 
-    /// Images per distinct width × height (key: width << 32 | height).
-    static func scatterMarks(_ sizes: [(width: Int, height: Int)]) -> [Int64: Int] {
-        var counts = SizeCounts()
-        for size in sizes { counts.add(width: size.width, height: size.height) }
-        return counts.counts
-    }
-
     /// Images per width × height in bounded memory: exact sizes while there
     /// are at most `limit` distinct ones; past that, sizes are rounded down
     /// to a coarser step (doubled each time the limit is reached again).

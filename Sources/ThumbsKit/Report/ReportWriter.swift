@@ -14,22 +14,13 @@ public struct ReportWriter {
     public var manifest: Manifest
     public var statistics: Statistics
     let items: ReportItems
-    /// The one pass over the items, when it was made as they were written
-    /// (`thumbs merge`); else the report makes it.
-    let gathered: ReportGatherer?
-
-    public init(manifest: Manifest, statistics: Statistics) {
-        var header = manifest
-        header.items = []
-        self.manifest = header
-        self.statistics = statistics
-        items = ReportItems(manifest.items)
-        gathered = nil
-    }
+    /// The one pass over the items, made as they were written (`RunResults`,
+    /// `MergedManifestWriter`).
+    let gathered: ReportGatherer
 
     /// A report whose items were gathered as they were written (`gathered`)
-    /// and are read back as a stream for the rest (a merge of millions reads
-    /// its manifest back, up to the last tile: `ReportItems`).
+    /// and are read back as a stream for the rest (a run or a merge of
+    /// millions reads its manifest back, up to the last tile: `ReportItems`).
     init(header: Manifest, items: ReportItems, statistics: Statistics, gathered: ReportGatherer) {
         self.manifest = header
         self.statistics = statistics
@@ -53,13 +44,12 @@ public struct ReportWriter {
 
     /// The page in order, in pieces of about `pieceSize` bytes: a
     /// 100,000-item report (about 18 MB) is never held whole, and the items
-    /// are read a few times over (`ReportItems`), never held either: once
-    /// for everything but the tiles (`ReportGatherer`, unless given), then
+    /// are never held either: everything but the tiles was gathered as they
+    /// were written (`ReportGatherer`); they are read back (`ReportItems`)
     /// up to the groups' first images, and up to the last tile shown.
     public func write<Failure: Error>(pieces emit: (String) throws(Failure) -> Void) throws(Failure) {
         var out = ""
         out.reserveCapacity(Self.pieceSize + 64 * 1024)
-        let gathered = self.gathered ?? gather()
         head(into: &out)
         summary(into: &out)
         charts(gathered, into: &out)
@@ -70,16 +60,6 @@ public struct ReportWriter {
         out += "<footer>Made by thumbs \(ReportFormat.escape(manifest.tool.version)) with libvips \(ReportFormat.escape(manifest.tool.libvips)). "
         out += "This page is self-contained: no scripts, nothing loaded from the network.</footer>\n</main>\n</body>\n</html>\n"
         try emit(out)
-    }
-
-    private func gather() -> ReportGatherer {
-        let g = ReportGatherer()
-        items.each { item in
-            g.add(item)
-            return true
-        }
-        g.finish()
-        return g
     }
 
     // MARK: Head and summary

@@ -10,13 +10,6 @@
 /// order (Unsplash's, not its ids'). Text: the shard indices in decimal,
 /// separated by commas ("0,2,1,1"), about two bytes an item up to ten shards.
 public enum ShardOrder {
-    /// The sequence for `ids`, the run's items in order, split `count` ways.
-    public static func make(_ ids: some Sequence<String>, count: Int) -> String {
-        var text = ""
-        for id in ids { append(id, count: count, to: &text) }
-        return text
-    }
-
     /// Adds the shard of the next item, `id`, to `text`: the sequence made
     /// as the items stream by (`SourceFinaliser`).
     static func append(_ id: String, count: Int, to text: inout String) {

@@ -1,7 +1,9 @@
-/// Marks look-alikes in a manifest: items whose perceptual hashes differ in
-/// at most `distance` bits. Computed over the whole manifest (unchanged
-/// items included, and across shards in `thumbs merge`), so that the groups
-/// never depend on what a run happened to decode.
+/// The bounds of `--similar`: the bits in which two look-alikes'
+/// perceptual hashes may differ. Look-alikes are grouped over the whole manifest (unchanged items
+/// included, and across shards in `thumbs merge`), so that the groups never
+/// depend on what a run happened to decode: by `LookalikeGroups.assign` in
+/// memory, or `LookalikeSpill` through files (`RunResults.group`,
+/// `ThumbsMerge`).
 public enum LookalikeGrouping {
     /// `--similar`'s default, chosen by measurement (bench/lookalikes_real.py,
     /// bench/lookalikes-results.md): the smallest D that finds ≥ 95 % of the
@@ -15,23 +17,4 @@ public enum LookalikeGrouping {
     /// already give thousands of false pairs.
     public static let maxDistance = 12
 
-    /// Sets every item's `similarTo` (clearing stale ones) by the rule of
-    /// `LookalikeGroups.assign`: an item joins the group of the earliest
-    /// item within `distance` bits of it and names that group's first item.
-    /// Items without a hash (failed ones) take no part; `distance` 0 turns
-    /// grouping off.
-    @discardableResult
-    public static func apply(to items: inout [ManifestItem], distance: Int) -> LookalikeGroups.Summary {
-        for index in items.indices { items[index].similarTo = nil }
-        guard distance > 0 else { return LookalikeGroups.Summary() }
-        let hashes: [UInt64?] = items.map { item in
-            item.status == .failed ? nil : item.phash.flatMap(PerceptualHash.parse)
-        }
-        let matches = LookalikeGroups.assign(hashes, maxDistance: distance)
-        for (index, match) in matches.enumerated() {
-            guard let match else { continue }
-            items[index].similarTo = SimilarReference(id: items[match.representative].id, distance: match.distance)
-        }
-        return LookalikeGroups.summary(matches)
-    }
 }

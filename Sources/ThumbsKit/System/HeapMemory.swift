@@ -2,15 +2,9 @@
 import Glibc
 #endif
 
-/// Plain C heap blocks (`malloc`, `free`). `BufferRecycler` hands these out
-/// as source buffers and must free with the same allocator any pointer it
-/// did not make (tests give it one from `malloc`).
+/// Plain C heap blocks: frees what a C library allocated with `malloc` and
+/// hands over to its caller (the ICC profile `shim_heif_nclx_icc` makes).
 enum HeapMemory {
-    /// `bytes` of uninitialised memory, or nil when there is none.
-    static func allocate(_ bytes: Int) -> UnsafeMutableRawPointer? {
-        malloc(bytes)
-    }
-
     static func free(_ pointer: UnsafeMutableRawPointer) {
         Glibc.free(pointer)
     }

@@ -2,11 +2,6 @@
 import Glibc
 #endif
 
-/// The first bytes of a file, or nothing if it cannot be read.
-func readPrefix(_ path: String, count: Int = ImageSniffer.prefixLength) -> [UInt8] {
-    (try? readPrefixOrError(path, count: count)) ?? []
-}
-
 /// The first bytes of a file; throws why it could not be opened or read
 /// (a walk tells an unreadable file from an empty one).
 func readPrefixOrError(_ path: String, count: Int = ImageSniffer.prefixLength) throws(SystemError) -> [UInt8] {

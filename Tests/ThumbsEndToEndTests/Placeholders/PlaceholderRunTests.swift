@@ -147,28 +147,6 @@ final class PlaceholderRunTests: TemporaryFolderTestCase {
         XCTAssertEqual(single.statistics?.similar.groups, 8)
     }
 
-    /// A folder of near-identical frames makes one huge group: the report
-    /// shows a bounded part of it.
-    func testTheReportBoundsAHugeGroup() {
-        let items = (0..<80).map { index -> ManifestItem in
-            var item = ManifestItem(id: "frame-\(index).jpg", source: "frame-\(index).jpg", status: .ok, width: 64, height: 48,
-                                    outputs: [ManifestOutput(size: "256", path: "256/frame-\(index).jpg", width: 64, height: 48,
-                                                             bytes: 10, format: "jpeg", sha256: "")])
-            item.phash = "0123456789abcdef"
-            item.color = "#102030"
-            return item
-        }
-        var grouped = items
-        let summary = LookalikeGrouping.apply(to: &grouped, distance: 3)
-        XCTAssertEqual(summary, LookalikeGroups.Summary(groups: 1, images: 80))
-        let manifest = Manifest(tool: .init(libvips: "8.14.1"), startedAt: "", finishedAt: "", settings: OutputSettings(),
-                                run: RunCounters(similar: 3), items: grouped)
-        let html = ReportWriter(manifest: manifest, statistics: Statistics(manifest: manifest)).render()
-        let section = html.components(separatedBy: "<section id=lookalikes>")[1].components(separatedBy: "</section>")[0]
-        XCTAssertEqual(section.components(separatedBy: "<li>").count - 1, 1 + ReportStyle.lookalikeMemberLimit)
-        XCTAssertTrue(section.contains("and 29 more look-alikes of frame-0.jpg"))
-    }
-
     func testVerifyFindsMalformedPlaceholders() async throws {
         blobs(root + "/in/a.jpg", seed: 4)
         _ = try await runThumbs([root + "/in"], out: root + "/out")

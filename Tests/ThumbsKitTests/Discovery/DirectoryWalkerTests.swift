@@ -16,8 +16,8 @@ final class DirectoryWalkerTests: XCTestCase {
         try "hello".write(toFile: root + "/notes.txt", atomically: true, encoding: .utf8)
         // Text named like an image is still an item (it will fail to decode).
         try "not an image".write(toFile: root + "/fake.jpg", atomically: true, encoding: .utf8)
-        let result = try DirectoryWalker().walk(root)
-        XCTAssertEqual(result.files.map(\.relativePath), ["a/y.jpg", "a/z.png", "b.jpg", "disguised.dat", "fake.jpg"])
+        let (files, result) = try DirectoryWalker().collect(root)
+        XCTAssertEqual(files.map(\.relativePath), ["a/y.jpg", "a/z.png", "b.jpg", "disguised.dat", "fake.jpg"])
         XCTAssertEqual(result.ignored, 1)
     }
 
@@ -27,10 +27,10 @@ final class DirectoryWalkerTests: XCTestCase {
         try FileManager.default.createSymbolicLink(atPath: root + "/real/loop", withDestinationPath: root)
         try FileManager.default.createSymbolicLink(atPath: root + "/link.jpg", withDestinationPath: root + "/real/p.jpg")
         try FileManager.default.createSymbolicLink(atPath: root + "/self.jpg", withDestinationPath: root + "/self.jpg")
-        let result = try DirectoryWalker().walk(root)
-        XCTAssertEqual(result.files.map(\.relativePath), ["link.jpg", "real/p.jpg", "self.jpg"])
-        XCTAssertNil(result.files[0].problem)
-        XCTAssertNotNil(result.files[2].problem)
+        let (files, result) = try DirectoryWalker().collect(root)
+        XCTAssertEqual(files.map(\.relativePath), ["link.jpg", "real/p.jpg", "self.jpg"])
+        XCTAssertNil(files[0].problem)
+        XCTAssertNotNil(files[2].problem)
         // Issue 39, point 5: the link to a folder is counted and named.
         XCTAssertEqual(result.ignored, 1)
         XCTAssertEqual(result.specialFiles.map(\.relativePath), ["real/loop"])
@@ -38,7 +38,7 @@ final class DirectoryWalkerTests: XCTestCase {
     }
 
     func testMissingSourceIsAUsageError() {
-        XCTAssertThrowsError(try DirectoryWalker().walk("/nonexistent/thumbs")) { error in
+        XCTAssertThrowsError(try DirectoryWalker().collect("/nonexistent/thumbs")) { error in
             XCTAssertEqual((error as? RunError)?.exitCode, .usage)
         }
     }
@@ -65,10 +65,11 @@ final class DirectoryWalkerTraceTests: XCTestCase {
         // (an unmount, a rename): the step it takes for every folder.
         let root = TestImages.temporaryDirectory()
         var result = DirectoryWalker.Result()
-        DirectoryWalker().walk(directory: Array((root + "/2024").utf8), relative: "2024", into: &result)
+        var files: [FoundFile] = []
+        DirectoryWalker().walk(directory: Array((root + "/2024").utf8), relative: "2024", into: &result) { files.append($0) }
         XCTAssertEqual(result.unreadable.map(\.relativePath), ["2024"])
         XCTAssertEqual(result.unreadable.first?.reason, "it vanished while the folder was walked")
-        XCTAssertEqual(result.files, [])
+        XCTAssertEqual(files, [])
     }
 
     func testSpecialFilesAreIgnoredCountedAndNamed() throws {
@@ -76,8 +77,8 @@ final class DirectoryWalkerTraceTests: XCTestCase {
         TestImages.write(root + "/a.jpg", width: 8, height: 8)
         XCTAssertEqual(mkfifo(root + "/fifo.jpg", 0o644), 0)
         try FileManager.default.createSymbolicLink(atPath: root + "/zero.png", withDestinationPath: "/dev/zero")
-        let result = try DirectoryWalker().walk(root)
-        XCTAssertEqual(result.files.map(\.relativePath), ["a.jpg"])
+        let (files, result) = try DirectoryWalker().collect(root)
+        XCTAssertEqual(files.map(\.relativePath), ["a.jpg"])
         XCTAssertEqual(result.ignored, 2)
         XCTAssertEqual(result.specialFiles.map(\.relativePath), ["fifo.jpg", "zero.png"])
         XCTAssertEqual(result.specialFiles.map(\.reason), ["a FIFO; never opened", "a link to a character device; never opened"])

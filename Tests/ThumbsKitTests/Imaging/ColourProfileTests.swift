@@ -329,10 +329,15 @@ final class ColourProfileTests: TemporaryFolderTestCase {
             let linear = (0..<3).map { ColourProfile.sRGBDecode(Double(pixels[i + $0]) / 255) }
             for c in 0..<3 {
                 let l = m[c][0] * linear[0] + m[c][1] * linear[1] + m[c][2] * linear[2]
-                out[i + c] = UInt8((ColourProfile.sRGBEncode(min(max(l, 0), 1)) * 255).rounded())
+                out[i + c] = UInt8((sRGBEncode(min(max(l, 0), 1)) * 255).rounded())
             }
         }
         return out
+    }
+
+    /// The sRGB encoding curve (IEC 61966-2.1), linear 0...1 to 0...1.
+    static func sRGBEncode(_ l: Double) -> Double {
+        l <= 0.0031308 ? l * 12.92 : 1.055 * pow(l, 1 / 2.4) - 0.055
     }
 
     static func meanDifference(_ a: [UInt8], _ b: [UInt8]) -> Double {

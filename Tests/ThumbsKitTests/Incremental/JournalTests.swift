@@ -5,8 +5,19 @@ import XCTest
 
 /// The journal of finished items: appended line by line, read back only with
 /// the settings it was written with, tolerant of a line cut by a crash.
+/// Read back as a re-run reads it (`PreviousRun`: `JournalRecords`, then
+/// `PreviousIndex`), with no manifest beside it.
 final class JournalTests: TemporaryFolderTestCase {
     var path: String { root + "/journal.ndjson" }
+
+    /// The records a re-run with `settings` finds in the journal at
+    /// `journal`, in order.
+    func records(_ settings: OutputSettings = OutputSettings(), at journal: String? = nil) -> [ManifestItem] {
+        let previous = PreviousRun.load(manifestPath: root + "/no-manifest.json", journalPath: journal ?? path, settings: settings)
+        var records: [ManifestItem] = []
+        previous.forEachRecord { record, _ in records.append(record) }
+        return records
+    }
 
     static func item(_ id: String, bytes: Int64 = 10) -> ManifestItem {
         ManifestItem(id: id, source: "/in/" + id, status: .ok, sha256: "ab", bytes: bytes, format: "jpeg",
@@ -19,7 +30,7 @@ final class JournalTests: TemporaryFolderTestCase {
         try journal.open(settings: settings, keepExisting: false)
         journal.append(Self.item("a.jpg"))
         journal.append(Self.item("sub/b.png", bytes: 20))
-        XCTAssertEqual(Journal.read(path: path, settings: settings), [Self.item("a.jpg"), Self.item("sub/b.png", bytes: 20)])
+        XCTAssertEqual(records(settings), [Self.item("a.jpg"), Self.item("sub/b.png", bytes: 20)])
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(lines.count, 3, "a header and one line per item")
         XCTAssertTrue(lines[0].contains("thumbs.journal/1"), String(lines[0]))
@@ -37,7 +48,7 @@ final class JournalTests: TemporaryFolderTestCase {
         XCTAssertTrue(failure.contains("the record of nan.jpg cannot be written as JSON"), failure)
         XCTAssertTrue(failure.contains("ms"), failure)
         journal.append(Self.item("after.jpg"))
-        XCTAssertEqual(Journal.read(path: path, settings: OutputSettings()), [], "nothing is written after a failure")
+        XCTAssertEqual(records(), [], "nothing is written after a failure")
     }
 
     func testAJournalOfOtherSettingsIsIgnored() throws {
@@ -46,8 +57,8 @@ final class JournalTests: TemporaryFolderTestCase {
         journal.append(Self.item("a.jpg"))
         var other = OutputSettings()
         other.quality = 90
-        XCTAssertEqual(Journal.read(path: path, settings: other), [])
-        XCTAssertEqual(Journal.read(path: root + "/missing.ndjson", settings: OutputSettings()), [])
+        XCTAssertEqual(records(other), [])
+        XCTAssertEqual(records(at: root + "/missing.ndjson"), [])
     }
 
     func testALineCutShortByACrashIsSkipped() throws {
@@ -59,7 +70,7 @@ final class JournalTests: TemporaryFolderTestCase {
         // Cut the file in the middle of the last line, as kill -9 can.
         let data = try XCTUnwrap(FileManager.default.contents(atPath: path))
         try data.prefix(data.count - 20).write(to: URL(fileURLWithPath: path))
-        XCTAssertEqual(Journal.read(path: path, settings: settings).map(\.id), ["a.jpg"])
+        XCTAssertEqual(records(settings).map(\.id), ["a.jpg"])
     }
 
     func testReopeningKeepsOrTruncates() throws {
@@ -70,12 +81,12 @@ final class JournalTests: TemporaryFolderTestCase {
         let resumed = Journal(path: path)
         try resumed.open(settings: settings, keepExisting: true)
         resumed.append(Self.item("b.jpg"))
-        XCTAssertEqual(Journal.read(path: path, settings: settings).map(\.id), ["a.jpg", "b.jpg"], "one header, both items")
+        XCTAssertEqual(records(settings).map(\.id), ["a.jpg", "b.jpg"], "one header, both items")
         let headers = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "thumbs.journal/1").count - 1
         XCTAssertEqual(headers, 1)
         let fresh = Journal(path: path)
         try fresh.open(settings: settings, keepExisting: false)
-        XCTAssertEqual(Journal.read(path: path, settings: settings), [])
+        XCTAssertEqual(records(settings), [])
         fresh.remove()
         XCTAssertFalse(FileManager.default.fileExists(atPath: path))
     }
@@ -121,6 +132,6 @@ final class JournalTests: TemporaryFolderTestCase {
         XCTAssertFalse(journal.needsSync)
         XCTAssertEqual(steps.steps, [.synchronise(URL(fileURLWithPath: path).resolvingSymlinksInPath().path)])
         XCTAssertNil(journal.failure)
-        XCTAssertEqual(Journal.read(path: path, settings: OutputSettings()).count, Journal.syncLines)
+        XCTAssertEqual(records().count, Journal.syncLines)
     }
 }

@@ -37,7 +37,7 @@ final class MergeOrderTests: XCTestCase {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try Data("x".utf8).write(to: URL(fileURLWithPath: path))
         }
-        let walked = try DirectoryWalker().walk(root).files.map(\.relativePath)
+        let walked = try DirectoryWalker().collect(root).files.map(\.relativePath)
         XCTAssertEqual(walked.count, names.count)
         let sorted = names.sorted { MergeOrder.walkPrecedes(Array($0.utf8), Array($1.utf8)) }
         XCTAssertEqual(sorted, walked)
@@ -73,7 +73,7 @@ final class MergeOrderTests: XCTestCase {
         // One run over `z/`, an Unsplash-like list, then `a/`.
         let run = [file("z/1.jpg"), file("z/2.jpg"), remote("Xk2"), remote("b7"), remote("10"), remote("9"), file("a/1.jpg"), file("a/2.jpg")]
         for count in [1, 2, 3, 5] {
-            let order = ShardOrder.parse(ShardOrder.make(run.map(\.id), count: count), count: count)!
+            let order = ShardOrder.parse(ShardOrder.of(run.map(\.id), count: count), count: count)!
             XCTAssertEqual(order, run.map { ShardPartition.shard(of: $0.id, count: count) })
             let shards = (0..<count).map { index in run.filter { ShardPartition.shard(of: $0.id, count: count) == index } }
             XCTAssertEqual(MergeOrder.interleave(shards, order: order).map(\.id), run.map(\.id), "\(count) shards")
@@ -82,8 +82,8 @@ final class MergeOrderTests: XCTestCase {
 
     func testShardOrderText() {
         // a.jpg, a and photos/IMG_0001.jpg fall in shards 1, 0 and 3 of 4.
-        XCTAssertEqual(ShardOrder.make(["a.jpg", "a", "photos/IMG_0001.jpg"], count: 4), "1,0,3")
-        XCTAssertEqual(ShardOrder.make([String](), count: 4), "")
+        XCTAssertEqual(ShardOrder.of(["a.jpg", "a", "photos/IMG_0001.jpg"], count: 4), "1,0,3")
+        XCTAssertEqual(ShardOrder.of([], count: 4), "")
         XCTAssertEqual(ShardOrder.parse("1,0,3", count: 4), [1, 0, 3])
         XCTAssertEqual(ShardOrder.parse("", count: 4), [])
         XCTAssertEqual(ShardOrder.parse("12,0", count: 13), [12, 0])

@@ -25,7 +25,7 @@ final class StreamingMergeTests: TemporaryFolderTestCase {
                 }
             }
             var run = RunCounters(ignored: 1, wallSeconds: Double(index + 1), similar: 6)
-            if recordOrder { run.shardOrder = ShardOrder.make(items.map(\.id), count: count) }
+            if recordOrder { run.shardOrder = ShardOrder.of(items.map(\.id), count: count) }
             let manifest = Manifest(tool: .init(libvips: "8.14.1"), startedAt: "2024-05-01T10:00:0\(index).000Z",
                                     finishedAt: "2024-05-01T10:01:0\(index).000Z", settings: OutputSettings(),
                                     shard: Shard(index: index, count: count), run: run, items: mine)
@@ -82,7 +82,7 @@ final class StreamingMergeTests: TemporaryFolderTestCase {
             // What one run would have: duplicates (first ok leads), look-alikes.
             var expected = items
             ShardMergerRules.linkDuplicates(&expected)
-            LookalikeGrouping.apply(to: &expected, distance: 6)
+            LookalikeReference.apply(to: &expected, distance: 6)
             let written = try readManifest(out)
             XCTAssertEqual(written.items.map(\.id), items.map(\.id), "order, recorded: \(recordOrder)")
             XCTAssertEqual(written.items, expected, "recorded order: \(recordOrder)")

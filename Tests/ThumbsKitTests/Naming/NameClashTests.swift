@@ -55,16 +55,16 @@ final class NameClashTests: XCTestCase {
         XCTAssertEqual(names, ["a", "a.jpg_dir", "a.jpg_dir/b", "a.jpg_dir.jpg_dir/c"])
     }
 
-    func testListIdsOfAFileAndAFolder() {
+    func testListIdsOfAFileAndAFolder() throws {
         let entries = ["a", "a.jpg/b", "a.jpg/c", "photos/x", "photos/x.webp/y"].map { id in
             SourceItem(id: id, source: "https://example.com/\(id)", origin: .remote(url: "https://example.com/\(id)", meta: .empty))
         }
-        let names = SourceResolver.finalise(entries).map(\.outputName)
+        let names = try SourceFinaliser.finalised(entries).map(\.outputName)
         assertNoFileIsAFolder(names)
         // Pinned names: the same in every process and on every machine.
         XCTAssertEqual(names, ["a", "a.jpg_dir/b", "a.jpg_dir/c", "photos/x", "photos/x.webp_dir/y"])
         // The other order: the folders come first, the files give way.
-        let reversed = SourceResolver.finalise(Array(entries.reversed())).map(\.outputName)
+        let reversed = try SourceFinaliser.finalised(Array(entries.reversed())).map(\.outputName)
         assertNoFileIsAFolder(reversed)
         XCTAssertEqual(reversed, ["photos/x.webp/y", "photos/x_2", "a.jpg/c", "a.jpg/b", "a_2"])
     }

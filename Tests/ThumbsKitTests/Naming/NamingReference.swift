@@ -1,9 +1,12 @@
 import Foundation
 @testable import ThumbsKit
 
-/// The in-memory algorithm `SourceResolver.finalise` and
+/// The in-memory algorithm `SourceResolver.finalise` (now `SourceFinaliser`) and
 /// `OutputNamer.assign` had before issue 23 (Swift sets of every id and
-/// name), kept verbatim as the reference the streaming one must equal.
+/// name), kept verbatim as the reference the streaming one must equal, with
+/// its own copy of the sanitiser and the stem (`OutputNamer`'s of issue 23,
+/// `#`, `?` and `%` made `_` since), so that a change to either is seen
+/// and not shared.
 enum NamingReference {
     static func finalise(_ items: [SourceItem]) -> [SourceItem] {
         var result = items
@@ -23,12 +26,55 @@ enum NamingReference {
         }
         let stems = result.map { item -> String in
             if case .remote = item.origin, !ImageSniffer.isNamedLikeImage(item.id) { return item.id }
-            return OutputNamer.stem(of: item.id)
+            return stem(of: item.id)
         }
         let extensions = result.map { fileExtension(of: $0.source) }
         let names = assign(stems: stems, extensions: extensions)
         for index in result.indices { result[index].outputName = names[index] }
         return result
+    }
+
+    static func stem(of path: String) -> String {
+        let lastSlash = path.lastIndex(of: "/")
+        let nameStart = lastSlash.map { path.index(after: $0) } ?? path.startIndex
+        guard let dot = path[nameStart...].lastIndex(of: "."), dot != nameStart else { return path }
+        return String(path[..<dot])
+    }
+
+    static func sanitise(_ stem: String) -> String {
+        let segments = stem
+            .split(whereSeparator: { $0 == "/" || $0 == "\\" })
+            .map(String.init)
+            .filter { $0 != "." && $0 != ".." && !$0.isEmpty }
+            .map(sanitiseSegment)
+            .filter { !$0.isEmpty }
+        return segments.isEmpty ? "item" : segments.joined(separator: "/")
+    }
+
+    static func sanitiseSegment(_ segment: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in segment.unicodeScalars {
+            switch scalar.value {
+            case 0..<0x20, 0x7F, 0x80..<0xA0: scalars.append("_")
+            case 0x2F, 0x5C, 0x3A: scalars.append("_")  // / \ :
+            case 0x23, 0x3F, 0x25: scalars.append("_")  // # ? %
+            default: scalars.append(scalar)
+            }
+        }
+        var text = String(scalars)
+        while text.first == " " { text.removeFirst() }
+        while text.last == " " { text.removeLast() }
+        while text.hasPrefix(".") { text = "_" + text.dropFirst() }
+        if text.utf8.count > 120 {
+            let digest = FNV1a.hex32(segment)
+            var cut = ""
+            for character in text {
+                if cut.utf8.count + character.utf8.count > 120 - 9 { break }
+                cut.append(character)
+            }
+            text = cut + "-" + digest
+        }
+        return text
     }
 
     static func fileExtension(of path: String) -> String {
@@ -47,10 +93,10 @@ enum NamingReference {
             return used.contains(lower) || OutputNamer.outputExtensions.contains { folders.contains(lower + "." + $0) }
         }
         for (stem, ext) in zip(stems, extensions) {
-            let base = placeFolders(of: OutputNamer.sanitise(stem), used: used, folders: &folders, renamed: &renamedFolders)
+            let base = placeFolders(of: sanitise(stem), used: used, folders: &folders, renamed: &renamedFolders)
             var candidate = base
             if clashes(candidate) {
-                let suffix = OutputNamer.sanitiseSegment(ext)
+                let suffix = sanitiseSegment(ext)
                 if !suffix.isEmpty { candidate = base + "_" + suffix }
                 var n = 2
                 let root = candidate

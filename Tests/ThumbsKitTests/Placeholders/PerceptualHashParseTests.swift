@@ -36,7 +36,7 @@ final class PerceptualHashParseTests: XCTestCase {
         // `+` and a short hash were accepted by one side or the other before.
         var items = [item("a", "00000000000000ff"), item("b", "+0000000000000ff"), item("c", "ff"),
                      item("d", "00000000000000FE")]
-        LookalikeGrouping.apply(to: &items, distance: 3)
+        LookalikeReference.apply(to: &items, distance: 3)
         XCTAssertNil(items[1].similarTo, "a signed hash takes no part in grouping")
         XCTAssertNil(items[2].similarTo, "a short hash takes no part in grouping")
         XCTAssertEqual(items[3].similarTo?.id, "a", "upper case is a hash like any other")

@@ -11,9 +11,11 @@ import XCTest
 /// the content is checked against the manifest instead.)
 final class ReportPiecesTests: XCTestCase {
     func testPiecesMakeTheWholePage() throws {
+        let root = TestImages.temporaryDirectory(name)
+        defer { try? FileManager.default.removeItem(atPath: root) }
         for count in [0, 3, 5_000] {
             let manifest = SyntheticManifest.make(items: count)
-            let report = ReportWriter(manifest: manifest, statistics: Statistics(manifest: manifest))
+            let report = try WrittenReport.writer(manifest, out: try OutputDirectory(path: root + "/\(count)", synchronise: false))
             var pieces: [String] = []
             report.write(pieces: { pieces.append($0) })
             let page = pieces.joined()
@@ -53,8 +55,8 @@ final class ReportPiecesTests: XCTestCase {
         let root = TestImages.temporaryDirectory(name)
         defer { try? FileManager.default.removeItem(atPath: root) }
         let manifest = SyntheticManifest.make(items: 4_000)
-        let report = ReportWriter(manifest: manifest, statistics: Statistics(manifest: manifest))
         let out = try OutputDirectory(path: root, synchronise: false)
+        let report = try WrittenReport.writer(manifest, out: out)
         try out.writeReport(report)
         XCTAssertEqual(try String(contentsOfFile: root + "/report.html", encoding: .utf8), report.render())
     }

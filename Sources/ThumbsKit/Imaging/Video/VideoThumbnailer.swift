@@ -12,9 +12,25 @@ import CVipsShim
 enum VideoThumbnailer {
     /// Bounds on one file's work (`shim_video_limits`), so that a hostile
     /// file cannot loop: packets and their bytes read after the header,
-    /// and keyframes tried while they are black or flat.
+    /// and keyframes tried while they are black or flat. Each is far past
+    /// what a camera's or phone's video needs, so only a broken or hostile
+    /// file meets one: the best frame decoded so far is its poster, or with
+    /// none it fails, the counts in its message.
+    ///
+    /// Packets read: a phone's 30 fps video with its sound comes in about
+    /// 80 packets a second, so 4096 are some 50 seconds of it: the
+    /// keyframes after the poster's target (a tenth of the way in), and the
+    /// 10 seconds `video_poster.c` waits for one before it takes the
+    /// keyframe before the target.
     static let maxPackets: Int32 = 4096
+    /// Bytes of those packets: a 4K phone video (50 to 100 Mbit/s) reaches
+    /// 512 MB after 40 to 80 seconds, later than it reaches `maxPackets`;
+    /// a file of a few huge packets stops here (`video_poster.c` also
+    /// stops its reads 64 MB past this).
     static let maxPacketBytes: Int64 = 512 << 20
+    /// Keyframes decoded while each is black or flat (a fade in): a
+    /// phone's keyframes come a second or so apart, so 4 look a few seconds
+    /// past a dark opening, at the cost of one frame's decode each.
     static let maxCandidates: Int32 = 4
 
     /// The poster frame, waiting for `Thumbnailer.finish`, and the facts.

@@ -1,0 +1,3 @@
+public enum ItemStatus: String, Sendable, Codable, CaseIterable {
+    case ok, unchanged, duplicate, failed
+}
