@@ -4,7 +4,7 @@
 #   bash bench/bench.sh [all|SECTION]...
 #
 # Sections: speed progressive progdc progmem srgb p3 rotated sizes placeholders
-# quality memory list lists rerun heic video raw, and scale lookalikes listmem;
+# quality memory tiff list lists rerun heic video raw, and scale lookalikes listmem;
 # mergescale is scale's merge part alone (it also ends scale).
 # Default: all = every section but the last three (+ scale when BENCH_SCALE=1);
 # BENCH_SECTIONS=heic,video,raw names sections when the command line does not.
@@ -78,7 +78,7 @@ pick_python() {
 pick_python || true
 TOOL=("$PY" "$BENCH/benchtool.py")
 
-ALL_SECTIONS=(speed progressive progdc progmem srgb p3 rotated sizes placeholders quality memory list lists rerun heic video raw)
+ALL_SECTIONS=(speed progressive progdc progmem srgb p3 rotated sizes placeholders quality memory tiff list lists rerun heic video raw)
 usage() {
   echo "usage: bash bench/bench.sh [all|${ALL_SECTIONS[*]// /|}|scale]..." >&2
   exit 2
@@ -1137,6 +1137,62 @@ section_memory() {
   verdict "peak RSS x10 / x1" "$ratio" le 1.15
 }
 
+# ---------------------------------------------------------------- tiff
+
+# A scan's memory (issue 34): 16-bit RGB TIFFs, uncompressed in strips, of
+# about 100 MB and 2 GB, made once with libvips (noise around mid-grey, so no
+# loader can take a shortcut over constant pixels). A source costs the memory
+# of its decode, not of its size: thumbs streams the strips through libvips,
+# as vipsthumbnail does. With THUMBS_BEFORE_BIN the earlier build runs too.
+TIFF_SIZES=${TIFF_SIZES:-"5000x3340 23100x15480"}
+section_tiff() {
+  header "tiff: peak RSS and CPU of one 16-bit RGB TIFF scan -> ${SIZE} px, ~100 MB and ~2 GB"
+  md_title tiff "one 16-bit RGB TIFF scan (uncompressed strips) -> ${SIZE} px: status, peak RSS and CPU per tool"
+  need_cmds tiff vips:libvips-tools vipsthumbnail:libvips-tools || { verdict "tiff: thumbs peak RSS, 2 GB scan (MiB)" n/a le 250; return 0; }
+  ensure_time || { verdict "tiff: thumbs peak RSS, 2 GB scan (MiB)" n/a le 250; return 0; }
+  local d=$OUT/tiff dims w h src mb tool bin rss cpu st big_rss="n/a"
+  md ""
+  md "| scan | tool | result | peak RSS MiB | CPU s |"
+  md "|---|---|---|---:|---:|"
+  for dims in $TIFF_SIZES; do
+    # each scan alone in its folder, which thumbs is given
+    w=${dims%x*} h=${dims#*x} src=$d/src-$dims/scan-$dims.tif
+    mkdir -p "$d/src-$dims"
+    if [[ ! -s $src ]]; then
+      say "  making $src (${w}x${h}, 16-bit RGB)"
+      vips gaussnoise "$d/noise.v" "$w" "$h" --mean 32768 --sigma 12000 &&
+        vips cast "$d/noise.v" "$d/grey.v" ushort &&
+        vips bandjoin "$d/grey.v $d/grey.v $d/grey.v" "$d/rgb.v" &&
+        vips copy "$d/rgb.v" "$src[compression=none,strip]" --interpretation rgb16 ||
+        { say "  could not make $src"; rm -f "$src"; }
+      rm -f "$d/noise.v" "$d/grey.v" "$d/rgb.v"
+    fi
+    [[ -s $src ]] || continue
+    mb=$(calc "$(stat -c %s "$src") / 1048576")
+    for tool in thumbs before vipsthumbnail; do
+      case $tool in
+      thumbs) have_thumbs || continue; bin=$THUMBS ;;
+      before) [[ -x ${THUMBS_BEFORE_BIN:-} ]] || continue; bin=$THUMBS_BEFORE_BIN ;;
+      esac
+      rm -rf "$d/out"; mkdir -p "$d/out"
+      if [[ $tool == vipsthumbnail ]]; then
+        /usr/bin/time -f "%M %U %S" -o "$d/rss" vipsthumbnail --vips-concurrency=1 -s "$SIZE" -o "$d/out/%s.jpg[Q=$QUALITY,strip]" "$src" >"$d/log" 2>&1 && st=ok || st=failed
+      else
+        /usr/bin/time -f "%M %U %S" -o "$d/rss" "$bin" run "$d/src-$dims" --out "$d/out" --size "$SIZE" --format jpeg --quality "$QUALITY" \
+          --force --no-report --progress never --quiet >"$d/log" 2>&1 || true
+        st=$("$PY" -c 'import json,sys; m=json.load(open(sys.argv[1])); print(" ".join(i.get("status","?") + ((": " + i["error"]["code"]) if i.get("error") else "") for i in m.get("items",[])) or "none")' "$d/out/manifest.json" 2>/dev/null || echo "no manifest")
+      fi
+      read -r rss u sy < <(tail -n1 "$d/rss")
+      rss=$(calc "$rss / 1024"); cpu=$(calc "$u + $sy")
+      md "| ${dims}, $mb MB | $tool | $st | $rss | $cpu |"
+      record tiff "$dims.$tool.status" "$st"; record tiff "$dims.$tool.peak_rss_mib" "$rss"; record tiff "$dims.$tool.cpu_s" "$cpu"
+      [[ $tool == thumbs && $dims == "${TIFF_SIZES##* }" && $st == ok ]] && big_rss=$rss
+    done
+    rm -rf "$d/out"
+  done
+  verdict "tiff: thumbs peak RSS, the largest scan (MiB)" "$big_rss" le 250
+}
+
 # ---------------------------------------------------------------- progmem
 
 # Progressive JPEGs at every scale a box can ask for: 1/8 (DC scans), 1/4 and
@@ -1736,7 +1792,7 @@ SECTIONS=()
 for a in "$@"; do
   case $a in
   all) SECTIONS+=("${ALL_SECTIONS[@]}"); [[ ${BENCH_SCALE:-0} == 1 ]] && SECTIONS+=(scale) ;;
-  speed | progressive | progdc | progmem | srgb | p3 | rotated | sizes | placeholders | quality | memory | list | lists | rerun | scale | lookalikes | listmem | heic | video | raw) SECTIONS+=("$a") ;;
+  speed | progressive | progdc | progmem | srgb | p3 | rotated | sizes | placeholders | quality | memory | tiff | list | lists | rerun | scale | lookalikes | listmem | heic | video | raw) SECTIONS+=("$a") ;;
   mergescale) SECTIONS+=(merge_scale) ;;
   -h | --help) usage ;;
   *) echo "unknown section: $a" >&2; usage ;;
