@@ -56,8 +56,17 @@ final class DecoderListTests: TemporaryFolderTestCase {
         XCTAssertNotNil(try plan(HeifDecoder(), heic, settings(128)))
         XCTAssertEqual(try plan(HeifDecoder(), heic, settings(128))?.reads, .all)
         XCTAssertNil(try plan(HeifDecoder(), baseline, settings(128)))
-        XCTAssertEqual(try plan(RawDecoder(), dng, settings(256))?.path, .rawPreview)
-        XCTAssertNil(try plan(RawDecoder(), baseline, settings(256)))
+        XCTAssertEqual(try plan(RawPreviewDecoder(), dng, settings(256))?.path, .rawPreview)
+        XCTAssertNil(try plan(RawPreviewDecoder(), baseline, settings(256)))
+        XCTAssertEqual(try plan(LibRawDecoder(), dng, settings(256))?.path, .libraw)
+        XCTAssertNil(try plan(LibRawDecoder(), baseline, settings(256)))
+        // A box its one preview (300×200) does not cover: the preview entry
+        // passes, LibRaw's develops.
+        let smallPreview = root + "/small-preview.dng"
+        try Data(TestDNG.make(width: 1200, height: 800, previews: [TestDNG.jpegPreview(root, name: "small", width: 300, height: 200)]).bytes)
+            .write(to: URL(fileURLWithPath: smallPreview))
+        XCTAssertNil(try plan(RawPreviewDecoder(), smallPreview, settings(1024)))
+        XCTAssertEqual(try plan(LibRawDecoder(), smallPreview, settings(1024))?.path, .libraw)
         XCTAssertEqual(try plan(VideoDecoder(), video, settings(128))?.path, .video)
         XCTAssertNil(try plan(VideoDecoder(), baseline, settings(128)))
         // libvips takes whatever reaches it, last: a PNG, read by ranges.
@@ -149,6 +158,38 @@ final class DecoderListTests: TemporaryFolderTestCase {
         XCTAssertEqual(reserved, 20 << 20, "the fallback's own reservation")
         let most = await budget.mostUsed
         XCTAssertEqual(most, 20 << 20, "the declined plan's 10 MB was given back before the fallback's 20 MB")
+        await budget.release(reserved)
+    }
+
+    /// A RAW whose preview's header promises a picture its scan does not
+    /// hold (the entropy data cut to 16 bytes): the preview entry plans it,
+    /// reserves, and declines at decode; LibRaw's entry is planned next and
+    /// develops under a reservation of its own plan's size.
+    func testARAWPreviewThatDoesNotDecodeFallsToLibRawUnderItsOwnReservation() async throws {
+        var preview = TestDNG.jpegPreview(root, name: "cut", width: 1200, height: 800)
+        let jpeg = preview.jpeg
+        let sos = try XCTUnwrap((0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDA })
+        let scanStart = sos + 2 + (Int(jpeg[sos + 2]) << 8 | Int(jpeg[sos + 3]))
+        preview.jpeg = Array(jpeg[0..<scanStart + 16]) + [0xFF, 0xD9]
+        let path = root + "/cut-preview.dng"
+        try Data(TestDNG.make(width: 1200, height: 800, previews: [preview]).bytes).write(to: URL(fileURLWithPath: path))
+
+        let first = try XCTUnwrap(try plan(RawPreviewDecoder(), path, settings(256)))
+        XCTAssertEqual(first.path, .rawPreview, "the header alone says the preview serves")
+        let developed = try XCTUnwrap(try plan(LibRawDecoder(), path, settings(256)))
+        XCTAssertGreaterThanOrEqual(developed.peakBytes, MemoryBudget.smallReservation, "LibRaw's plan is counted")
+        XCTAssertGreaterThan(developed.peakBytes, first.peakBytes)
+
+        let file = try SourceFile(path: path)
+        let budget = MemoryBudget(capacity: 1 << 30)
+        let (image, reserved) = try await DecoderList.standard.decode(
+            file, format: try SourceHeader.read(file)?.format, settings: settings(256), limits: DecodeLimits(),
+            memory: budget, pool: BlockingPool(threads: 1)
+        )
+        XCTAssertEqual(image.decoder, .libraw)
+        XCTAssertEqual(reserved, developed.peakBytes, "LibRaw developed under its own plan's reservation")
+        let most = await budget.mostUsed
+        XCTAssertEqual(most, developed.peakBytes, "the preview's reservation was given back before LibRaw's")
         await budget.release(reserved)
     }
 
