@@ -11,10 +11,14 @@ import CVipsShim
 /// and CPU-bound: call it on the decoding pool.
 enum VideoThumbnailer {
     /// Bounds on one file's work (`shim_video_limits`), so that a hostile
-    /// file cannot loop: packets and their bytes read after the header,
-    /// and keyframes tried while they are black or flat.
+    /// file cannot loop. Packets read after the header: the poster lies at
+    /// most 1 s in (10 s more before the keyframe before it serves), and
+    /// 4096 packets are over a minute of 30 fps video with its audio.
     static let maxPackets: Int32 = 4096
+    /// Bytes of those packets: a minute of 4K at 60 Mbit/s is 450 MB.
     static let maxPacketBytes: Int64 = 512 << 20
+    /// Keyframes tried while they are black or flat: a fade in from black
+    /// spans one to three of them.
     static let maxCandidates: Int32 = 4
 
     /// The poster frame, waiting for `Thumbnailer.finish`, and the facts.
@@ -90,10 +94,17 @@ enum VideoThumbnailer {
             self.format = format
         }
         func shrink(width: Int, height: Int, orientation: Int) -> Int {
-            guard let settings else { return 1 }
-            let info = SourceImageInfo(format: format, storedWidth: width, storedHeight: height, orientation: orientation)
-            return ThumbnailPlans(info, settings: settings).jpegShrink
+            VideoThumbnailer.shrink(format: format, width: width, height: height, orientation: orientation, settings: settings)
         }
+    }
+
+    /// The factor a frame of that displayed size is scaled down by as it is
+    /// converted to RGB: the JPEG shrink on load of the thumbnails' plans
+    /// (`ThumbnailPlans.jpegShrink`); 1 without settings (full size).
+    static func shrink(format: String, width: Int, height: Int, orientation: Int, settings: OutputSettings?) -> Int {
+        guard let settings else { return 1 }
+        let info = SourceImageInfo(format: format, storedWidth: width, storedHeight: height, orientation: orientation)
+        return ThumbnailPlans(info, settings: settings).jpegShrink
     }
 
     private static func string<T>(_ tuple: T) -> String {
