@@ -30,6 +30,9 @@ ff -f lavfi -i "color=black:size=160x90:rate=10:duration=1.5" -f lavfi -i "tests
    -sc_threshold 0 -pix_fmt yuv420p "$out/black-start.mp4"
 # One frame only (no duration to take 10% of).
 ff -f lavfi -i "testsrc2=size=160x90:rate=10" -frames:v 1 -c:v libx264 -pix_fmt yuv420p "$out/one-frame.mp4"
+# One 1920×1080 frame (issue 34): a video's plan reserves what a frame of its size holds.
+ff -f lavfi -i "testsrc2=size=1920x1080:rate=10" -frames:v 1 -c:v libx264 -preset veryfast -crf 45 -pix_fmt yuv420p \
+   -movflags +faststart "$out/h264-1080p.mp4"
 # No duration at all: Matroska written to a pipe has no Duration element.
 ff -f lavfi -i "$src" -c:v libx264 -preset veryfast -crf 30 -g 10 -sc_threshold 0 -pix_fmt yuv420p -f matroska - \
    > "$out/no-duration.mkv"

@@ -13,6 +13,7 @@
 #include <libswscale/swscale.h>
 #include <libavutil/avutil.h>
 #include <libavutil/display.h>
+#include <libavutil/imgutils.h>
 #include <libavutil/pixdesc.h>
 
 #include <errno.h>
@@ -23,6 +24,39 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+// MARK: - Limits
+
+/// A file of more streams is refused: each stream costs the demuxer a parser
+/// and an index, and no camera or phone writes more than a handful (the
+/// fuzzer's files with hundreds of empty streams did).
+static const unsigned max_streams = 64;
+/// Containers whose header lacks the frame size (MPEG-TS, some AVI) are
+/// probed over at most this much of their start: a camcorder's stream
+/// shows its first keyframe within half a second.
+static const int analyze_seconds = 5;
+/// Bytes the demuxer may read beyond the packets' budget: the header and
+/// its index (a long MP4's sample tables take a few MB; 64 MB is far past
+/// any real one, and ends a file whose boxes point back at each other).
+static const int64_t header_read_allowance = 64 << 20;
+/// The AVIOContext's buffer: what one pread asks for.
+static const int io_buffer_bytes = 64 << 10;
+/// The poster frame is the first keyframe at or after this share of the
+/// video's duration, and at most `poster_latest_seconds` in: past a fade in
+/// from black, before the first scene has ended.
+static const double poster_share_of_duration = 0.1;
+static const double poster_latest_seconds = 1.0;
+/// A keyframe this far before the target still counts (time bases round).
+static const double timestamp_slack_seconds = 0.001;
+/// Past the target by this much with no keyframe at or after it, the
+/// keyframe before the target serves (a clip of one GOP).
+static const double give_up_after_seconds = 10.0;
+/// Samples of luma `frame_detail` reads: a grid of 64 × 48, enough to tell a
+/// black or flat frame from a picture, and the same cost at any frame size.
+static const int detail_columns = 64, detail_rows = 48;
+/// Non-square samples are widened or heightened to the displayed shape up to
+/// this ratio; a stream that claims more is shown as stored.
+static const double max_sample_aspect = 4;
 
 // MARK: - Logging
 
@@ -159,11 +193,11 @@ static double frame_detail(const AVFrame *frame) {
     double scale = 255.0 / ((1 << depth) - 1);
     double sum = 0, squares = 0;
     int count = 0;
-    for (int gy = 0; gy < 48; gy++) {
-        int y = (int) ((gy + 0.5) * frame->height / 48);
+    for (int gy = 0; gy < detail_rows; gy++) {
+        int y = (int) ((gy + 0.5) * frame->height / detail_rows);
         const uint8_t *row = frame->data[0] + (ptrdiff_t) y * frame->linesize[0];
-        for (int gx = 0; gx < 64; gx++) {
-            int x = (int) ((gx + 0.5) * frame->width / 64);
+        for (int gx = 0; gx < detail_columns; gx++) {
+            int x = (int) ((gx + 0.5) * frame->width / detail_columns);
             const uint8_t *p = row + (ptrdiff_t) x * step + offset;
             int value;
             if (depth <= 8)
@@ -185,6 +219,25 @@ static double frame_detail(const AVFrame *frame) {
 /// A frame this flat moves on to the next keyframe (a fade from black, a
 /// title card of one colour).
 static const double flat_detail = 6.0;
+
+/// The frame as displayed (before the rotation of its orientation): the
+/// stored `width` × `height` with non-square samples (`sar`) applied, as
+/// long as that stays within `max_pixels` (0: no limit).
+static void displayed_size(int width, int height, AVRational sar, int64_t max_pixels, int *out_w, int *out_h) {
+    *out_w = width;
+    *out_h = height;
+    if (sar.num > 0 && sar.den > 0 && sar.num != sar.den) {
+        double ratio = av_q2d(sar);
+        if (ratio > 1 && ratio <= max_sample_aspect)
+            *out_w = (int) lround(width * ratio);
+        else if (ratio < 1 && ratio >= 1 / max_sample_aspect)
+            *out_h = (int) lround(height / ratio);
+    }
+    if (max_pixels > 0 && (int64_t) *out_w * *out_h > max_pixels) {
+        *out_w = width;
+        *out_h = height;
+    }
+}
 
 // MARK: - Conversion
 
@@ -288,6 +341,81 @@ static void close_session(session *s) {
     }
 }
 
+/// Opens the container read through `source` into `s` (its header only):
+/// 0, or SHIM_VIDEO_DECODE or SHIM_VIDEO_UNSUPPORTED with the reason in
+/// `message`.
+static int open_container(session *s, fd_source *source, char *message, size_t message_size) {
+    unsigned char *buffer = av_malloc(io_buffer_bytes);
+    s->format = avformat_alloc_context();
+    if (buffer)
+        s->io = avio_alloc_context(buffer, io_buffer_bytes, 0, source, read_packet, NULL, seek_source);
+    if (!s->format || !s->io) {
+        if (!s->io)
+            av_free(buffer);
+        fail_with(message, message_size, "no memory to open the video", AVERROR(ENOMEM));
+        return SHIM_VIDEO_DECODE;
+    }
+    s->format->pb = s->io;
+    s->format->flags |= AVFMT_FLAG_CUSTOM_IO;
+    int err = avformat_open_input(&s->format, NULL, NULL, NULL);
+    if (err < 0) {
+        // avformat_open_input frees the context on failure, not our AVIO.
+        fail_with(message, message_size, "cannot read the container", err);
+        return SHIM_VIDEO_DECODE;
+    }
+    if (s->format->nb_streams > max_streams) {
+        snprintf(message, message_size, "the file has %u streams; thumbs reads videos of at most %u",
+                 s->format->nb_streams, max_streams);
+        return SHIM_VIDEO_UNSUPPORTED;
+    }
+    return 0;
+}
+
+/// The first video stream that is not an attached picture (a cover), or -1.
+static int video_stream(const AVFormatContext *format) {
+    for (unsigned i = 0; i < format->nb_streams; i++) {
+        const AVStream *st = format->streams[i];
+        if (st->codecpar->codec_type == AVMEDIA_TYPE_VIDEO && !(st->disposition & AV_DISPOSITION_ATTACHED_PIC))
+            return (int) i;
+    }
+    return -1;
+}
+
+int shim_video_header_read(int fd, int64_t size, shim_video_header *out) {
+    pthread_once(&quiet_once, quiet_ffmpeg);
+    last_log[0] = 0;
+    memset(out, 0, sizeof *out);
+    out->orientation = 1;
+    session s = {0};
+    fd_source source = {.fd = fd, .size = size, .max_read_bytes = header_read_allowance};
+    char message[160];
+    int result = open_container(&s, &source, message, sizeof message);
+    if (result == 0) {
+        out->container_bytes = io_buffer_bytes;
+        for (unsigned i = 0; i < s.format->nb_streams; i++)
+            out->container_bytes += (int64_t) avformat_index_get_entries_count(s.format->streams[i]) * sizeof(AVIndexEntry);
+        int index = video_stream(s.format);
+        if (index >= 0) {
+            const AVStream *stream = s.format->streams[index];
+            const AVCodecParameters *par = stream->codecpar;
+            out->orientation = orientation_of(stream);
+            out->hdr = par->color_trc == AVCOL_TRC_SMPTE2084 ? 1 : par->color_trc == AVCOL_TRC_ARIB_STD_B67 ? 2 : 0;
+            if (par->width > 0 && par->height > 0) {
+                out->stored_width = par->width;
+                out->stored_height = par->height;
+                displayed_size(par->width, par->height, par->sample_aspect_ratio, 0, &out->width, &out->height);
+                if (par->format >= 0) {
+                    int bytes = av_image_get_buffer_size(par->format, par->width, par->height, 1);
+                    if (bytes > 0)
+                        out->frame_bytes = bytes;
+                }
+            }
+        }
+    }
+    close_session(&s);
+    return result == 0 ? 0 : -1;
+}
+
 int shim_video_poster(int fd, int64_t size, const shim_video_limits *limits, shim_video_frame *out,
                       char *message, size_t message_size) {
     pthread_once(&quiet_once, quiet_ffmpeg);
@@ -295,34 +423,13 @@ int shim_video_poster(int fd, int64_t size, const shim_video_limits *limits, shi
     memset(out, 0, sizeof *out);
     message[0] = 0;
     session s = {0};
-    fd_source source = {.fd = fd, .size = size, .max_read_bytes = limits->max_packet_bytes + (64 << 20)};
+    fd_source source = {.fd = fd, .size = size, .max_read_bytes = limits->max_packet_bytes + header_read_allowance};
     int result = SHIM_VIDEO_DECODE, err;
 
-    const int buffer_size = 64 << 10;
-    unsigned char *buffer = av_malloc(buffer_size);
-    s.format = avformat_alloc_context();
-    if (buffer)
-        s.io = avio_alloc_context(buffer, buffer_size, 0, &source, read_packet, NULL, seek_source);
-    if (!s.format || !s.io) {
-        if (!s.io)
-            av_free(buffer);
-        fail_with(message, message_size, "no memory to open the video", AVERROR(ENOMEM));
+    if ((result = open_container(&s, &source, message, message_size)) != 0)
         goto done;
-    }
-    s.format->pb = s.io;
-    s.format->flags |= AVFMT_FLAG_CUSTOM_IO;
-    if ((err = avformat_open_input(&s.format, NULL, NULL, NULL)) < 0) {
-        // avformat_open_input frees the context on failure, not our AVIO.
-        fail_with(message, message_size, "cannot read the container", err);
-        goto done;
-    }
+    result = SHIM_VIDEO_DECODE;
     snprintf(out->container, sizeof out->container, "%s", s.format->iformat->name);
-    if (s.format->nb_streams > 64) {
-        snprintf(message, message_size, "the file has %u streams; thumbs reads videos of at most 64",
-                 s.format->nb_streams);
-        result = SHIM_VIDEO_UNSUPPORTED;
-        goto done;
-    }
     // Containers whose header lacks the frame size (MPEG-TS, some AVI)
     // need a look at the first packets; MP4, MOV and Matroska do not.
     int known = 0;
@@ -333,26 +440,22 @@ int shim_video_poster(int fd, int64_t size, const shim_video_limits *limits, shi
             known = 1;
     }
     if (!known) {
-        s.format->max_analyze_duration = 5 * AV_TIME_BASE;
+        s.format->max_analyze_duration = analyze_seconds * AV_TIME_BASE;
         if ((err = avformat_find_stream_info(s.format, NULL)) < 0) {
             fail_with(message, message_size, "cannot read the streams", err);
             goto done;
         }
-        if (s.format->nb_streams > 64) {
-            snprintf(message, message_size, "the file has %u streams; thumbs reads videos of at most 64",
-                     s.format->nb_streams);
+        if (s.format->nb_streams > max_streams) {
+            snprintf(message, message_size, "the file has %u streams; thumbs reads videos of at most %u",
+                     s.format->nb_streams, max_streams);
             result = SHIM_VIDEO_UNSUPPORTED;
             goto done;
         }
     }
-    int index = -1;
+    int index = video_stream(s.format);
     for (unsigned i = 0; i < s.format->nb_streams; i++) {
-        AVStream *st = s.format->streams[i];
-        if (index < 0 && st->codecpar->codec_type == AVMEDIA_TYPE_VIDEO &&
-            !(st->disposition & AV_DISPOSITION_ATTACHED_PIC))
-            index = (int) i;
-        else
-            st->discard = AVDISCARD_ALL;
+        if ((int) i != index)
+            s.format->streams[i]->discard = AVDISCARD_ALL;
     }
     if (index < 0) {
         snprintf(message, message_size, "the file has no video stream (%u other stream%s)", s.format->nb_streams,
@@ -417,12 +520,12 @@ int shim_video_poster(int fd, int64_t size, const shim_video_limits *limits, shi
     }
 
     int64_t start = stream->start_time != AV_NOPTS_VALUE ? stream->start_time : 0;
-    double target = timeline > 0 ? fmin(1.0, 0.1 * timeline) : 0;
+    double target = timeline > 0 ? fmin(poster_latest_seconds, poster_share_of_duration * timeline) : 0;
     int64_t target_ts = start + (int64_t) llround(target / av_q2d(stream->time_base));
     // A keyframe a hair before the target (rounding of time bases) counts.
-    int64_t slack = (int64_t) llround(0.001 / av_q2d(stream->time_base));
+    int64_t slack = (int64_t) llround(timestamp_slack_seconds / av_q2d(stream->time_base));
     // Past this with no keyframe at or after the target, the one before it serves.
-    int64_t give_up_ts = target_ts + (int64_t) llround(10.0 / av_q2d(stream->time_base));
+    int64_t give_up_ts = target_ts + (int64_t) llround(give_up_after_seconds / av_q2d(stream->time_base));
     if (target > 0 && av_seek_frame(s.format, index, target_ts, AVSEEK_FLAG_BACKWARD) < 0)
         av_seek_frame(s.format, index, start, AVSEEK_FLAG_BACKWARD);
 
@@ -527,19 +630,9 @@ int shim_video_poster(int fd, int64_t size, const shim_video_limits *limits, shi
     out->hdr = trc == AVCOL_TRC_SMPTE2084 ? 1 : trc == AVCOL_TRC_ARIB_STD_B67 ? 2 : 0;
     // Non-square samples (anamorphic DV, some phones): widened or heightened
     // to the displayed shape, never more than 4 times.
-    int out_w = best->width, out_h = best->height;
+    int out_w, out_h;
     AVRational sar = best->sample_aspect_ratio.num > 0 ? best->sample_aspect_ratio : par->sample_aspect_ratio;
-    if (sar.num > 0 && sar.den > 0 && sar.num != sar.den) {
-        double ratio = av_q2d(sar);
-        if (ratio > 1 && ratio <= 4)
-            out_w = (int) lround(out_w * ratio);
-        else if (ratio < 1 && ratio >= 0.25)
-            out_h = (int) lround(out_h / ratio);
-    }
-    if (limits->max_pixels > 0 && (int64_t) out_w * out_h > limits->max_pixels) {
-        out_w = best->width;
-        out_h = best->height;
-    }
+    displayed_size(best->width, best->height, sar, limits->max_pixels, &out_w, &out_h);
     // The displayed size is the item's; the pixels may be fewer.
     out->width = out_w;
     out->height = out_h;

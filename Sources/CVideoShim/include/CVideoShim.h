@@ -66,6 +66,31 @@ typedef struct {
     void *context;
 } shim_video_limits;
 
+/// What a video's container header says, before any packet is decoded:
+/// what `VideoDecoder` plans the poster frame's memory from.
+typedef struct {
+    /// The first video stream's frame as stored (0 when the header does not
+    /// say: MPEG-TS, some AVI, whose size only decoding finds), and as
+    /// displayed before rotation (non-square samples applied).
+    int stored_width, stored_height;
+    int width, height;
+    /// EXIF orientation (1, 3, 6 or 8) from the display matrix.
+    int orientation;
+    /// One decoded frame in the stream's pixel format; 0 when the header
+    /// does not name the format (most do not: the decoder finds it).
+    int64_t frame_bytes;
+    /// 0 SDR, 1 PQ, 2 HLG, from the stream's transfer characteristic.
+    int hdr;
+    /// What the open container holds: its read buffer and the demuxer's
+    /// index of every stream (an entry per sample).
+    int64_t container_bytes;
+} shim_video_header;
+
+/// Reads the container's header through `fd` (by pread, as
+/// shim_video_poster does): 0, or -1 when it cannot be read (then `out`
+/// says nothing, and the poster's decode gives the reason).
+int shim_video_header_read(int fd, int64_t size, shim_video_header *out);
+
 /// Decodes the poster frame of the video read through `fd` (by pread, from
 /// offset 0 to `size`; never reopened, never read whole): the first keyframe
 /// at or after min(1 s, 10% of the video stream's duration), or the next ones while it is

@@ -56,8 +56,17 @@ final class DecoderListTests: TemporaryFolderTestCase {
         XCTAssertNotNil(try plan(HeifDecoder(), heic, settings(128)))
         XCTAssertEqual(try plan(HeifDecoder(), heic, settings(128))?.reads, .all)
         XCTAssertNil(try plan(HeifDecoder(), baseline, settings(128)))
-        XCTAssertEqual(try plan(RawDecoder(), dng, settings(256))?.path, .rawPreview)
-        XCTAssertNil(try plan(RawDecoder(), baseline, settings(256)))
+        XCTAssertEqual(try plan(RawPreviewDecoder(), dng, settings(256))?.path, .rawPreview)
+        XCTAssertNil(try plan(RawPreviewDecoder(), baseline, settings(256)))
+        XCTAssertEqual(try plan(LibRawDecoder(), dng, settings(256))?.path, .libraw)
+        XCTAssertNil(try plan(LibRawDecoder(), baseline, settings(256)))
+        // A box its one preview (300×200) does not cover: the preview entry
+        // passes, LibRaw's develops.
+        let smallPreview = root + "/small-preview.dng"
+        try Data(TestDNG.make(width: 1200, height: 800, previews: [TestDNG.jpegPreview(root, name: "small", width: 300, height: 200)]).bytes)
+            .write(to: URL(fileURLWithPath: smallPreview))
+        XCTAssertNil(try plan(RawPreviewDecoder(), smallPreview, settings(1024)))
+        XCTAssertEqual(try plan(LibRawDecoder(), smallPreview, settings(1024))?.path, .libraw)
         XCTAssertEqual(try plan(VideoDecoder(), video, settings(128))?.path, .video)
         XCTAssertNil(try plan(VideoDecoder(), baseline, settings(128)))
         // libvips takes whatever reaches it, last: a PNG, read by ranges.
@@ -108,10 +117,30 @@ final class DecoderListTests: TemporaryFolderTestCase {
     }
 
     func testTheBudgetWaitsOnAVideoPlan() async throws {
-        let video = Self.fixtures.appendingPathComponent("video/h264.mp4").path
+        let video = Self.fixtures.appendingPathComponent("video/h264-1080p.mp4").path
         let planned = try XCTUnwrap(try plan(VideoDecoder(), video, settings(256)))
-        XCTAssertEqual(planned.peakBytes, VideoDecoder.plannedPeakBytes)
+        // Two decoded 1920×1080 frames of 8-bit 4:2:0 (3.1 MB each), the
+        // RGB at 1/4 (480×270), the container's buffer and index.
+        let frames = 2 * 1920 * 1080 * 3 / 2
+        XCTAssertGreaterThanOrEqual(planned.peakBytes, frames + 480 * 270 * 3)
+        XCTAssertLessThan(planned.peakBytes, frames + (1 << 20))
         await assertBudgetWaits(on: planned, "video")
+    }
+
+    /// A video's plan reserves from its header: a larger frame, an HDR
+    /// frame's 16-bit samples and wide RGB, a larger box's RGB all hold more.
+    func testAVideoPlanReservesWhatItsFrameHolds() throws {
+        func peak(_ name: String, _ box: Int) throws -> Int {
+            let path = Self.fixtures.appendingPathComponent("video/" + name).path
+            return try XCTUnwrap(try plan(VideoDecoder(), path, settings(box))).peakBytes
+        }
+        let small = try peak("h264.mp4", 256), large = try peak("h264-1080p.mp4", 256)
+        // 160×90: two frames of 21.6 KB and the RGB at full size (43 KB).
+        XCTAssertGreaterThanOrEqual(small, 2 * 160 * 90 * 3 / 2 + 160 * 90 * 3)
+        XCTAssertLessThan(small, 1 << 20)
+        XCTAssertGreaterThan(large, 20 * small, "1920×1080 against 160×90")
+        XCTAssertGreaterThan(try peak("twin-pq.mp4", 512), try peak("twin-sdr.mp4", 512), "PQ: 10-bit samples, 16-bit RGB")
+        XCTAssertGreaterThan(try peak("h264-1080p.mp4", 1920), large, "the RGB at full size, not at 1/4")
     }
 
     // MARK: - Fallbacks
@@ -149,6 +178,38 @@ final class DecoderListTests: TemporaryFolderTestCase {
         XCTAssertEqual(reserved, 20 << 20, "the fallback's own reservation")
         let most = await budget.mostUsed
         XCTAssertEqual(most, 20 << 20, "the declined plan's 10 MB was given back before the fallback's 20 MB")
+        await budget.release(reserved)
+    }
+
+    /// A RAW whose preview's header promises a picture its scan does not
+    /// hold (the entropy data cut to 16 bytes): the preview entry plans it,
+    /// reserves, and declines at decode; LibRaw's entry is planned next and
+    /// develops under a reservation of its own plan's size.
+    func testARAWPreviewThatDoesNotDecodeFallsToLibRawUnderItsOwnReservation() async throws {
+        var preview = TestDNG.jpegPreview(root, name: "cut", width: 1200, height: 800)
+        let jpeg = preview.jpeg
+        let sos = try XCTUnwrap((0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDA })
+        let scanStart = sos + 2 + (Int(jpeg[sos + 2]) << 8 | Int(jpeg[sos + 3]))
+        preview.jpeg = Array(jpeg[0..<scanStart + 16]) + [0xFF, 0xD9]
+        let path = root + "/cut-preview.dng"
+        try Data(TestDNG.make(width: 1200, height: 800, previews: [preview]).bytes).write(to: URL(fileURLWithPath: path))
+
+        let first = try XCTUnwrap(try plan(RawPreviewDecoder(), path, settings(256)))
+        XCTAssertEqual(first.path, .rawPreview, "the header alone says the preview serves")
+        let developed = try XCTUnwrap(try plan(LibRawDecoder(), path, settings(256)))
+        XCTAssertGreaterThanOrEqual(developed.peakBytes, MemoryBudget.smallReservation, "LibRaw's plan is counted")
+        XCTAssertGreaterThan(developed.peakBytes, first.peakBytes)
+
+        let file = try SourceFile(path: path)
+        let budget = MemoryBudget(capacity: 1 << 30)
+        let (image, reserved) = try await DecoderList.standard.decode(
+            file, format: try SourceHeader.read(file)?.format, settings: settings(256), limits: DecodeLimits(),
+            memory: budget, pool: BlockingPool(threads: 1)
+        )
+        XCTAssertEqual(image.decoder, .libraw)
+        XCTAssertEqual(reserved, developed.peakBytes, "LibRaw developed under its own plan's reservation")
+        let most = await budget.mostUsed
+        XCTAssertEqual(most, developed.peakBytes, "the preview's reservation was given back before LibRaw's")
         await budget.release(reserved)
     }
 

@@ -18,7 +18,8 @@ struct DecoderList: Sendable {
         JPEGProgressiveDecoder(),
         LibjpegDecoder(),
         HeifDecoder(),
-        RawDecoder(),
+        RawPreviewDecoder(),
+        LibRawDecoder(),
         VideoDecoder(),
         LibvipsImageDecoder(),
     ])

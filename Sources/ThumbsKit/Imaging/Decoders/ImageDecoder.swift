@@ -9,7 +9,8 @@ protocol ImageDecoder: Sendable {
 
 /// A source as the decoders see it while they plan: the source itself, the
 /// sniff's format (the item's one sniff: `SourceHeader`), and what the run
-/// asks. The JPEG entries share one reading of the JPEG header (`jpeg`).
+/// asks. The JPEG entries share one reading of the JPEG header (`jpeg`),
+/// the RAW entries one opening by LibRaw (`raw`).
 ///
 /// Made for one planning pass, on one thread.
 final class DecoderInput {
@@ -19,6 +20,7 @@ final class DecoderInput {
     let settings: OutputSettings
     let limits: DecodeLimits
     private var jpegRead: JPEGPlanning.Header??
+    private var rawRead: RawHeader??
 
     /// `format`: the sniff's verdict when the caller made it (a file); else
     /// the first bytes are sniffed here (bytes in memory).
@@ -35,6 +37,16 @@ final class DecoderInput {
         if let jpegRead { return jpegRead }
         let read = try JPEGPlanning.read(self)
         jpegRead = .some(read)
+        return read
+    }
+
+    /// The RAW's kind and LibRaw's facts, read once whichever RAW entry asks
+    /// first (a preview entry that passes leaves them to `LibRawDecoder`);
+    /// nil when the source is not a RAW.
+    func raw() throws(ItemError) -> RawHeader? {
+        if let rawRead { return rawRead }
+        let read = try RawHeader.read(source, limits: limits)
+        rawRead = .some(read)
         return read
     }
 }

@@ -19,7 +19,7 @@ enum VideoThumbnailer {
     ///
     /// Packets read: a phone's 30 fps video with its sound comes in about
     /// 80 packets a second, so 4096 are some 50 seconds of it: the
-    /// keyframes after the poster's target (a tenth of the way in), and the
+    /// keyframes after the poster's target (a tenth of the way in, at most 1 s), and the
     /// 10 seconds `video_poster.c` waits for one before it takes the
     /// keyframe before the target.
     static let maxPackets: Int32 = 4096
@@ -106,10 +106,17 @@ enum VideoThumbnailer {
             self.format = format
         }
         func shrink(width: Int, height: Int, orientation: Int) -> Int {
-            guard let settings else { return 1 }
-            let info = SourceImageInfo(format: format, storedWidth: width, storedHeight: height, orientation: orientation)
-            return ThumbnailPlans(info, settings: settings).jpegShrink
+            VideoThumbnailer.shrink(format: format, width: width, height: height, orientation: orientation, settings: settings)
         }
+    }
+
+    /// The factor a frame of that displayed size is scaled down by as it is
+    /// converted to RGB: the JPEG shrink on load of the thumbnails' plans
+    /// (`ThumbnailPlans.jpegShrink`); 1 without settings (full size).
+    static func shrink(format: String, width: Int, height: Int, orientation: Int, settings: OutputSettings?) -> Int {
+        guard let settings else { return 1 }
+        let info = SourceImageInfo(format: format, storedWidth: width, storedHeight: height, orientation: orientation)
+        return ThumbnailPlans(info, settings: settings).jpegShrink
     }
 
     private static func string<T>(_ tuple: T) -> String {

@@ -3,7 +3,7 @@ import ThumbsTestSupport
 import XCTest
 @testable import ThumbsKit
 
-/// RawSniffer, LibRawFacts, RawPreviewFinder and RawDecoder on DNGs made by
+/// RawSniffer, LibRawFacts, RawPreviewFinder and the RAW entries (RawPreviewDecoder, LibRawDecoder) on DNGs made by
 /// `TestDNG`: a 1200×800 photo (16-bit CFA sensor data LibRaw develops)
 /// with JPEG previews of known sizes.
 final class RawDecoderTests: TemporaryFolderTestCase {

@@ -36,9 +36,9 @@ final class RawFileSourceTests: TemporaryFolderTestCase {
     private func fromMemory(_ bytes: [UInt8], box: Int) -> String {
         let limits = DecodeLimits()
         return bytes.withUnsafeBytes { raw in
-            Self.describe(box: box, plan: { () throws(ItemError) in try RawDecoder.plan(.memory(raw), settings: Self.settings(box), limits: limits) },
+            Self.describe(box: box, plan: { () throws(ItemError) in try RawEntries.plan(.memory(raw), settings: Self.settings(box), limits: limits) },
                           decode: { plan throws(ItemError) in
-                              guard let decoded = try plan.decode(.memory(raw), Self.settings(box), limits) else { throw ItemError.decode("declined") }
+                              guard let decoded = try RawEntries.decode(.memory(raw), plan: plan, settings: Self.settings(box), limits: limits) else { throw ItemError.decode("declined") }
                               return decoded
                           })
         }
@@ -50,9 +50,9 @@ final class RawFileSourceTests: TemporaryFolderTestCase {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let file = try SourceFile(path: path)
         let limits = DecodeLimits()
-        return Self.describe(box: box, plan: { () throws(ItemError) in try RawDecoder.plan(.file(file), settings: Self.settings(box), limits: limits) },
+        return Self.describe(box: box, plan: { () throws(ItemError) in try RawEntries.plan(.file(file), settings: Self.settings(box), limits: limits) },
                              decode: { plan throws(ItemError) in
-                                 guard let decoded = try plan.decode(.file(file), Self.settings(box), limits) else { throw ItemError.decode("declined") }
+                                 guard let decoded = try RawEntries.decode(.file(file), plan: plan, settings: Self.settings(box), limits: limits) else { throw ItemError.decode("declined") }
                                  return decoded
                              })
     }
@@ -131,7 +131,7 @@ final class RawFileSourceTests: TemporaryFolderTestCase {
         try Data(layout.bytes).write(to: URL(fileURLWithPath: path))
         let file = try SourceFile(path: path)
         let limits = DecodeLimits()
-        let plan = try XCTUnwrap(try RawDecoder.plan(.file(file), settings: Self.settings(256), limits: limits))
+        let plan = try XCTUnwrap(try RawEntries.plan(.file(file), settings: Self.settings(256), limits: limits))
         XCTAssertEqual(plan.path, .rawPreview)
         // Rewritten in place: same size, another modification time.
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))

@@ -129,7 +129,7 @@ final class RawHostileTests: TemporaryFolderTestCase {
         let settings = box, limits = DecodeLimits()
         assertFinishes(within: 10, "a \(kind) LibRaw reads without end", line: line) {
             for (name, outcome) in [("memory", Self.run(bytes, box: 256)),
-                                    ("file", Result { () throws(ItemError) in try RawDecoder.plan(.file(file), settings: settings, limits: limits)?.path ?? .libvips })] {
+                                    ("file", Result { () throws(ItemError) in try RawEntries.plan(.file(file), settings: settings, limits: limits)?.path ?? .libvips })] {
                 switch outcome {
                 case .success(let path): XCTFail("\(name): decoded by \(path)", line: line)
                 case .failure(let error):
