@@ -736,6 +736,7 @@ static void judge_edits(shim_embedded_listing *out) {
 // MARK: - JPEG
 
 static const char XMP_NAMESPACE[] = "http://ns.adobe.com/xap/1.0/"; /* and its NUL */
+static const char ICC_PROFILE[] = "ICC_PROFILE";                     /* and its NUL */
 
 int shim_embedded_pictures_jpeg(const uint8_t *bytes, size_t length, uint64_t file_size,
                                 shim_embedded_listing *out) {
@@ -783,6 +784,8 @@ int shim_embedded_pictures_jpeg(const uint8_t *bytes, size_t length, uint64_t fi
         } else if (marker == 0xE1 && size >= sizeof XMP_NAMESPACE &&
                    memcmp(bytes + payload, XMP_NAMESPACE, sizeof XMP_NAMESPACE) == 0) {
             xmp_segment(&c, payload + sizeof XMP_NAMESPACE, payload + size);
+        } else if (marker == 0xE2 && size >= sizeof ICC_PROFILE && memcmp(bytes + payload, ICC_PROFILE, sizeof ICC_PROFILE) == 0) {
+            out->icc_profile = 1;
         } else if (marker == 0xE2 && !mpf_seen && size >= 4 + TIFF_HEADER && memcmp(bytes + payload, "MPF\0", 4) == 0) {
             mpf_seen = 1;
             mpf_segment(&c, payload + 4, size - 4);

@@ -118,6 +118,9 @@ typedef struct {
     /// 1 when the JPEG's bytes given reached its first scan (SOS): the
     /// listing saw every segment.
     int complete;
+    /// 1 when an APP2 ICC_PROFILE segment precedes the JPEG's scan: the
+    /// main picture's colours are its profile's, which a preview may lack.
+    int icc_profile;
     /// Exif PixelXDimension and PixelYDimension, 0 when absent.
     int pixel_x, pixel_y;
     /// IFD0's Make, Model, Software, DateTime (ModifyDate); the Exif IFD's

@@ -58,6 +58,8 @@ struct EmbeddedPictureListing: Sendable {
     var orientation: Int
     /// The bytes read reached the JPEG's first scan: every segment was seen.
     var complete: Bool
+    /// An APP2 ICC profile precedes the scan (the main picture's colours are its).
+    var iccProfile: Bool
     var pixelX: Int
     var pixelY: Int
     var make: String
@@ -81,6 +83,7 @@ struct EmbeddedPictureListing: Sendable {
         height = Int(raw.height)
         orientation = Int(raw.orientation)
         complete = raw.complete != 0
+        iccProfile = raw.icc_profile != 0
         pixelX = Int(raw.pixel_x)
         pixelY = Int(raw.pixel_y)
         make = Self.text(&raw.make)

@@ -12,7 +12,8 @@ enum EmbeddedPictureBytes {
     }
 
     static func segment(_ marker: UInt8, _ payload: [UInt8]) -> [UInt8] {
-        [0xFF, marker] + be16(payload.count + 2) + payload
+        precondition(payload.count <= 0xFFFF - 2, "a segment holds at most 65,533 bytes")
+        return [0xFF, marker] + be16(payload.count + 2) + payload
     }
 
     static func be16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
@@ -94,11 +95,15 @@ enum EmbeddedPictureBytes {
     /// A JPEG of `width` x `height` whose APP1 holds IFD0 (Make, Model,
     /// Software, ModifyDate), an Exif IFD (DateTimeOriginal,
     /// PixelX/YDimension, the maker note `note` at `makerNoteOffset`) and
-    /// IFD1 naming a 16 x 12 thumbnail at `thumbnailOffset` (or `thumbnail`).
+    /// IFD1 naming a 16 x 12 thumbnail at `thumbnailOffset` (past a note
+    /// that reaches it), or `thumbnail`. `main`: a real JPEG whose segments
+    /// and scan follow the APP1 instead of a frame-only one.
     static func exifJPEG(
         _ facts: ExifFacts = ExifFacts(), width: Int = 64, height: Int = 48, bigEndian: Bool = false,
-        note: [UInt8]? = nil, thumbnail: (offset: UInt32, length: UInt32)? = nil, extraSegments: [UInt8] = []
+        note: [UInt8]? = nil, thumbnail: (offset: UInt32, length: UInt32)? = nil, extraSegments: [UInt8] = [],
+        main: [UInt8]? = nil
     ) -> [UInt8] {
+        let thumbAt = max(thumbnailOffset, makerNoteOffset + (note?.count ?? 0) + 16)
         let thumb = tinyJPEG(width: 16, height: 12)
         var ifd0 = Directory(bigEndian: bigEndian)
         ifd0.add(0x010F, ascii: facts.make)
@@ -115,22 +120,22 @@ enum EmbeddedPictureBytes {
         }
         if let note { exif.add(0x927C, 7, UInt32(note.count), UInt32(makerNoteOffset)) }
         var ifd1 = Directory(bigEndian: bigEndian)
-        ifd1.add(0x0201, 4, 1, thumbnail?.offset ?? UInt32(thumbnailOffset))
+        ifd1.add(0x0201, 4, 1, thumbnail?.offset ?? UInt32(thumbAt))
         ifd1.add(0x0202, 4, 1, thumbnail?.length ?? UInt32(thumb.count))
         var tiff = tiffHeader(bigEndian: bigEndian, first: 8)
         place(ifd0.packed(at: 8), at: 8, in: &tiff)
         place(exif.packed(at: 512), at: 512, in: &tiff)
         place(ifd1.packed(at: 1024), at: 1024, in: &tiff)
         if let note { place(note, at: makerNoteOffset, in: &tiff) }
-        place(thumb, at: thumbnailOffset, in: &tiff)
+        place(thumb, at: thumbAt, in: &tiff)
         let app1 = segment(0xE1, Array("Exif".utf8) + [0, 0] + tiff)
-        return [0xFF, 0xD8] + app1 + extraSegments + tinyJPEG(width: width, height: height).dropFirst(2)
+        return [0xFF, 0xD8] + app1 + extraSegments + (main ?? tinyJPEG(width: width, height: height)).dropFirst(2)
     }
 
     /// A Nikon type 3 maker note: "Nikon\0" 2.10, its own TIFF header,
-    /// PreviewIFD (0x0011) naming a 40 x 30 preview 128 bytes past that header.
-    static func nikonNote() -> [UInt8] {
-        let preview = tinyJPEG(width: 40, height: 30)
+    /// PreviewIFD (0x0011) naming `preview` (a 40 x 30 frame) 128 bytes past
+    /// that header.
+    static func nikonNote(preview: [UInt8] = tinyJPEG(width: 40, height: 30)) -> [UInt8] {
         var main = Directory(bigEndian: false)
         main.add(0x0011, 13, 1, 64)
         var sub = Directory(bigEndian: false)
