@@ -10,6 +10,7 @@
 #include "CVipsResample.h"
 #include "CVipsICCFacts.h"
 #include "CVipsCompare.h"
+#include "CVipsEmbeddedPictures.h"
 
 /// vips_init() through the VIPS_INIT macro. Call once per process.
 int shim_init(const char *argv0);

@@ -6,6 +6,10 @@ public enum DecodePath: String, Sendable, Codable, CaseIterable {
     case jpegDC = "jpeg-dc"
     /// Progressive JPEG at 1/8: its DC scans only; AC scans are never decoded.
     case jpegDCProgressive = "jpeg-dc-progressive"
+    /// A camera JPEG's own preview (an MPF large thumbnail or a maker-note
+    /// preview) when it covers the box and nothing says the photo was
+    /// edited, on the JPEG paths (`JPEGPreviewDecoder`).
+    case jpegPreview = "jpeg-preview"
     /// Progressive JPEG at 1/2 or 1/4: every scan decoded, but only the
     /// coefficients the reduced IDCT reads are kept; at 1/1, the scans are
     /// parsed once, then replayed a band of rows at a time (`jpeg_prog.c`).

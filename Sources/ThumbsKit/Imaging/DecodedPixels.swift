@@ -62,4 +62,14 @@ extension DecodedPixels {
         if taken.orientation <= 1 { taken.orientation = Int32(orientation) }
         return DecodedPixels(taken, decoder: .rawPreview)
     }
+
+    /// The same pixels, named as a camera JPEG's preview, with the photo's
+    /// `orientation` (the preview is stored as the photo is; its own tag,
+    /// when it has one, was checked to agree or to be 1). Takes the pixels
+    /// over: this value is empty after.
+    func asJPEGPreview(orientation: Int) -> DecodedPixels {
+        var taken = takePixels()
+        taken.orientation = Int32(orientation)
+        return DecodedPixels(taken, decoder: .jpegPreview)
+    }
 }

@@ -63,7 +63,7 @@ public struct JPEGFacts: Sendable, Hashable {
         case .jpegProgressive:
             // jpeg_prog.c's own count, as it checks it (pixels included).
             return compactBytes(shrink: shrink)
-        case .libjpeg, .libvips, .rawPreview, .libraw, .heifThumbnail, .libheif, .video:
+        case .libjpeg, .libvips, .jpegPreview, .rawPreview, .libraw, .heifThumbnail, .libheif, .video:
             return decodedBytes(shrink: shrink) + (progressive ? coefficientBytes : 0)
         }
     }

@@ -9,6 +9,7 @@
 #include <vips/vips.h>
 
 #include "CVipsShim.h"
+#include "CVipsEmbeddedPictures.h"
 
 /// Saves to a file; options may follow the name, e.g. "a.jpg[Q=90]".
 int shim_save_file(VipsImage *in, const char *path_and_options);
@@ -30,6 +31,15 @@ int shim_jpeg_direct_decode(const void *buf, size_t len, int shrink,
 /// with SIGSEGV. Returns the orientation, or -1 when the pages cannot be
 /// mapped.
 int test_exif_orientation_guarded(const unsigned char *payload, size_t length);
+
+/// The embedded-picture parser (embedded_pictures.c: the JPEG listing, or
+/// the TIFF one when `tiff`) on a copy of `length` bytes that ends exactly
+/// where a PROT_NONE page begins, then each listed picture probed again
+/// from a copy of exactly its bytes so placed: any read past them kills the
+/// process with SIGSEGV. Returns the parser's status, or -2 when the pages
+/// cannot be mapped.
+int test_embedded_pictures_guarded(const unsigned char *bytes, size_t length, uint64_t file_size, int tiff,
+                                   shim_embedded_listing *out);
 
 /// Writes a HEIC (HEVC, quality 90) of `rgb` (`width` × `height`, 8-bit
 /// RGB, as stored) with libheif's encoder, stored turned by EXIF-style

@@ -14,6 +14,7 @@ struct DecoderList: Sendable {
 
     /// thumbs' list, in order.
     static let standard = DecoderList(entries: [
+        JPEGPreviewDecoder(),
         JPEGDCDecoder(),
         JPEGProgressiveDecoder(),
         LibjpegDecoder(),

@@ -1,0 +1,173 @@
+import CVipsShim
+
+/// A camera JPEG's own smaller copy of the photo (issue 35): an MPF large
+/// thumbnail, a maker-note preview or the Exif thumbnail, as
+/// `embedded_pictures.c` lists them, decoded on the JPEG paths instead of the
+/// photo when it covers every size. First in `DecoderList`, ahead of the DC
+/// entry; it passes (nil), and the photo's own entries plan, unless:
+/// - the photo's segments were all read and nothing in them says the photo
+///   changed after the camera wrote it (the frame's size is
+///   PixelX/YDimension, Software reads as firmware, ModifyDate is
+///   DateTimeOriginal, no XMP editor or history): editors and `jpegtran`
+///   keep the camera's stale preview;
+/// - the photo has no ICC profile (the preview's colours would not be its)
+///   and `--keep-metadata` is off (libvips copies the photo's metadata);
+/// - a candidate covers every box at its decode scale (stored orientation,
+///   as the photo's), has the photo's aspect ratio within 1%
+///   (`aspectTolerance`: a letterboxed or cropped preview has not), no
+///   orientation of its own but the photo's, and is within `--max-pixels`.
+/// The cheapest such candidate (fewest pixels) serves. The item's `info` is
+/// the photo's (size, orientation): the manifest keeps the photo's size, and
+/// the renderer resizes the preview's pixels to the photo's geometry. The
+/// file is still read and hashed whole (`ItemProcessor`); the decode reads
+/// the preview's bytes only. A preview that does not decode declines: the
+/// next entry plans the photo.
+///
+/// Not caught: a lossless crop to the photo's own shape by libjpeg-turbo's
+/// `jpegtran -copy all`, which rewrites PixelX/YDimension to the crop's
+/// size and keeps a maker note's preview (inside APP1) as it was. A crop to
+/// another shape, or a rotation, fails the aspect rule; an MPF image, after
+/// the photo's EOI, is dropped by jpegtran and refused as outside the file.
+struct JPEGPreviewDecoder: ImageDecoder {
+    /// MPF type codes of large thumbnails (CIPA DC-007: VGA, full HD, and
+    /// the 4K and 8K classes of its later editions). Other MPF images (a
+    /// stereo view, a panorama's part, a phone's gain map: type 0) are not
+    /// previews.
+    static let largeThumbnailTypes: Set<UInt32> = [0x010001, 0x010002, 0x010003, 0x010004]
+    /// A candidate's width/height may differ from the photo's by this share.
+    static let aspectTolerance = 0.01
+    /// What is read of a candidate that lies past the photo's header, to
+    /// probe its own (more only when its segments before the scan are longer).
+    static let headerBytes = 64 << 10
+
+    typealias Picture = EmbeddedPictureListing.Picture
+
+    func plan(_ input: DecoderInput) throws(ItemError) -> DecodePlan? {
+        guard !input.settings.keepMetadata, let header = try input.jpeg() else { return nil }
+        let source = input.source
+        guard let listing = try Self.listing(source, headerEnd: header.extent.headerEnd),
+              listing.complete, listing.edits == 0, !listing.iccProfile else { return nil }
+        let info = header.info
+        let plans = ThumbnailPlans(info, settings: input.settings)
+        guard let (picture, probed) = Self.choose(
+            listing.pictures, in: source, photo: plans.storedSize, orientation: info.orientation,
+            needed: plans.neededSize, maxPixels: input.limits.maxPixels
+        ) else { return nil }
+        let needed = plans.neededSize
+        let shrink = ThumbnailGeometry.jpegShrink(
+            sourceWidth: probed.width, sourceHeight: probed.height, neededWidth: needed.width, neededHeight: needed.height
+        )
+        let facts = probed.facts
+        let paths = JPEGPathRule.candidates(jpeg: facts, shrink: shrink, keepMetadata: false, pixelBudget: DirectJPEG.memoryBudget)
+        let decodePeak = (paths.first.map { facts.peakBytes(path: $0, shrink: shrink) } ?? facts.peakBytes(path: .libjpeg, shrink: shrink))
+        let range = picture.range
+        // From a file, the preview's bytes are held while it decodes.
+        let held = source.inMemory ? 0 : range.count
+        let budget = max(DirectJPEG.memoryBudget, decodePeak)
+        let orientation = info.orientation
+        return DecodePlan(
+            path: .jpegPreview, info: info, shrink: shrink, peakBytes: decodePeak + held, reads: .ranges([range])
+        ) { source, _, limits throws(ItemError) in
+            guard range.upperBound <= source.count else { return nil }
+            let decoded = try source.withBytes(in: range) { slice in
+                (paths.isEmpty ? [.libjpeg] : paths).lazy.compactMap { path in
+                    DirectJPEG.decode(slice, path: path, shrink: shrink, memoryBudget: budget)
+                }.first
+            }
+            guard let decoded else { return nil }
+            try source.checkUnchanged()
+            return DecodedImage(
+                info: info, decoder: .jpegPreview, stage: .pixels(decoded.asJPEGPreview(orientation: orientation)), failOn: limits.failOn
+            )
+        }
+    }
+
+    /// The listing of the photo's segments (through its first scan header).
+    static func listing(_ source: ImageSource, headerEnd: Int) throws(ItemError) -> EmbeddedPictureListing? {
+        let end = min(headerEnd, source.count)
+        let prefix = source.prefix
+        if end <= prefix.count {
+            return prefix.withUnsafeBytes { EmbeddedPictureListing.jpeg(UnsafeRawBufferPointer(rebasing: $0[0..<end]), fileSize: source.count) }
+        }
+        return try source.withBytes(in: 0..<end) { bytes throws(ItemError) in EmbeddedPictureListing.jpeg(bytes, fileSize: source.count) }
+    }
+
+    /// A candidate as the JPEG paths see it: its own header's facts.
+    struct Probed {
+        var width: Int
+        var height: Int
+        var facts: JPEGFacts
+    }
+
+    /// The cheapest picture that serves: the fewest pixels among those that
+    /// pass `fits`, each probed by `DirectJPEG.probe` (libjpeg's reading of
+    /// its header) before it counts.
+    static func choose(
+        _ pictures: [Picture], in source: ImageSource, photo: (width: Int, height: Int), orientation: Int,
+        needed: (width: Int, height: Int), maxPixels: Int
+    ) -> (Picture, Probed)? {
+        let fitting = pictures
+            .filter { fits($0, photo: photo, orientation: orientation, needed: needed, maxPixels: maxPixels) || $0.has(Int32(SHIM_EP_UNPROBED)) }
+            .sorted { $0.width * $0.height < $1.width * $1.height }
+        for picture in fitting {
+            guard var candidate = probe(picture, in: source),
+                  fits(candidate.picture, photo: photo, orientation: orientation, needed: needed, maxPixels: maxPixels),
+                  candidate.probed.width == candidate.picture.width, candidate.probed.height == candidate.picture.height
+            else { continue }
+            candidate.picture.flags &= ~Int32(SHIM_EP_UNPROBED)
+            return (candidate.picture, candidate.probed)
+        }
+        return nil
+    }
+
+    /// Whether a listed picture may stand for the photo: a preview's kind
+    /// (an MPF large thumbnail, a maker-note preview, the Exif thumbnail),
+    /// a whole baseline or progressive 8-bit JPEG (no flag against it), of
+    /// the photo's shape, orientation and at least the needed size.
+    static func fits(
+        _ p: Picture, photo: (width: Int, height: Int), orientation: Int, needed: (width: Int, height: Int), maxPixels: Int
+    ) -> Bool {
+        switch p.kind {
+        case .mpf: guard largeThumbnailTypes.contains(p.mpfType) else { return false }
+        case .makerNote, .exifThumbnail: break
+        default: return false
+        }
+        guard p.flags == 0, [0xC0, 0xC1, 0xC2].contains(p.frameMarker), p.components == 1 || p.components == 3 else { return false }
+        guard p.orientation <= 1 || p.orientation == orientation else { return false }
+        let (w, h) = (p.width, p.height)
+        guard w > 0, h > 0, photo.width > 0, photo.height > 0, w.multipliedReportingOverflow(by: h).partialValue <= maxPixels else {
+            return false
+        }
+        // w/h against photo.width/photo.height, within aspectTolerance.
+        let off = abs(Double(w * photo.height) - Double(h * photo.width))
+        guard off <= aspectTolerance * Double(h * photo.width) else { return false }
+        return w >= needed.width && h >= needed.height
+    }
+
+    /// The picture's header read from its first bytes (`headerBytes`, or all
+    /// of it when its segments before the scan are longer): libjpeg's facts,
+    /// and the parser's probe for a picture past the photo's header.
+    private static func probe(_ picture: Picture, in source: ImageSource) -> (picture: Picture, probed: Probed)? {
+        let range = picture.range
+        guard range.lowerBound >= 0, range.upperBound <= source.count else { return nil }
+        let head = source.inMemory ? range.count : min(range.count, headerBytes)
+        func read(_ count: Int) -> (Picture, Probed)? {
+            try? source.withBytes(in: range.lowerBound..<range.lowerBound + count) { bytes -> (Picture, Probed)? in
+                var raw = shim_embedded_picture()
+                raw.offset = UInt64(range.lowerBound)
+                raw.length = UInt64(range.count)
+                raw.kind = picture.kind?.rawValue ?? 0
+                raw.mpf_type = picture.mpfType
+                guard let base = bytes.baseAddress,
+                      shim_embedded_probe(base.assumingMemoryBound(to: UInt8.self), bytes.count, &raw) == 0,
+                      let header = DirectJPEG.probe(bytes) else { return nil }
+                var probed = Picture(raw)
+                probed.flags = raw.flags | (picture.flags & ~Int32(SHIM_EP_UNPROBED))
+                probed.maker = picture.maker
+                return (probed, Probed(width: header.width, height: header.height, facts: header.facts))
+            } ?? nil
+        }
+        if let found = read(head) { return found }
+        return head < range.count ? read(range.count) : nil
+    }
+}
