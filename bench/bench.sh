@@ -36,6 +36,9 @@
 #                keep them for the next bench [0]
 #   MAKE_CORPUS  corpus script [../shared/bench/make-corpus.sh]
 #   HEIC_N, VIDEO_N, RAW_N  files in the archive corpora [12, 9, 12]
+#   HEIC_DIR     a folder of real phone HEICs (*.heic, *.HEIC; kept out of the
+#                repository): the heic section also times them at SIZE and
+#                BIG px (heic-real, heic-real-big) []
 # Work files and caches live in bench-out/ (git-ignored); corpora are kept.
 # Results: bench-out/bench-last.txt (the console), results.md (the Markdown
 # tables and the verdicts), results.json (every figure).
@@ -878,9 +881,19 @@ archive_section() {
   local key=$1 kind=$2 n=$3 ext=$4 peer=$5 target=$6 title=$7 dir
   if ! dir=$(ensure_archive "$kind" "$n"); then
     say "  $key: no corpus -- n/a"
-    verdict "$key: thumbs / $peer" n/a ge "$target"; verdict "$key: thumbs peak RSS at --jobs $ARCH_JOBS (MiB)" n/a le 120
+    verdict "$key: thumbs / $peer" n/a ge "$target"; verdict "$key: thumbs peak RSS at --jobs $ARCH_JOBS (MiB)" n/a le "$ARCH_RSS"
     return 0
   fi
+  archive_dir_section "$key" "$dir" "$n" "$ext" "$peer" "$target" "$title"
+}
+
+# ARCH_RSS: the peak RSS (MiB) archive_dir_section holds thumbs to.
+ARCH_RSS=120
+
+# archive_dir_section KEY DIR N EXT PEER TARGET TITLE : archive_section's
+# timing and verdicts over the N files *.EXT of the folder DIR.
+archive_dir_section() {
+  local key=$1 dir=$2 n=$3 ext=$4 peer=$5 target=$6 title=$7
   SP_EXT=$ext SP_PAR=$ARCH_JOBS SP_THUMBS_OPTS="--jobs $ARCH_JOBS"
   # The peer's files split evenly over its processes: with PEER_BATCH=8 and
   # 8 files, xargs -P2 gave all of them to one process, which then ran on one
@@ -893,13 +906,13 @@ archive_section() {
   # which decode paths thumbs took (the last round's stats.json; also after a
   # run that made too few thumbnails: files it ignored or failed show there)
   decoders=$(have_thumbs && "${TOOL[@]}" decoders "$OUT/$key/out-thumbs" || echo n/a)
-  md "thumbs / $(speed_label "$peer" | cut -d, -f1): **$ratio** (wall clock; target >= $target); CPU ms per item: thumbs ${CPUMS[thumbs]}, peer ${CPUMS[$peer]} (peer / thumbs $cpu); thumbs peak RSS at --jobs $ARCH_JOBS: ${RSS[thumbs]} MiB (target <= 120); thumbs decoded by: $decoders"
+  md "thumbs / $(speed_label "$peer" | cut -d, -f1): **$ratio** (wall clock; target >= $target); CPU ms per item: thumbs ${CPUMS[thumbs]}, peer ${CPUMS[$peer]} (peer / thumbs $cpu); thumbs peak RSS at --jobs $ARCH_JOBS: ${RSS[thumbs]} MiB (target <= $ARCH_RSS); thumbs decoded by: $decoders"
   md ""
   record "$key" thumbs_over_peer "$ratio"; record "$key" cpu_peer_over_thumbs "$cpu"; record "$key" thumbs.decoders "$decoders"
   rm -rf "$OUT/$key"/out-*
   verdict "$key: thumbs / $peer" "$ratio" ge "$target"
   printf '  %-46s %10s\n' "  CPU ms/item thumbs | $peer" "${CPUMS[thumbs]} | ${CPUMS[$peer]}"
-  verdict "$key: thumbs peak RSS at --jobs $ARCH_JOBS (MiB)" "${RSS[thumbs]}" le 120
+  verdict "$key: thumbs peak RSS at --jobs $ARCH_JOBS (MiB)" "${RSS[thumbs]}" le "$ARCH_RSS"
 }
 
 section_heic() {
@@ -910,6 +923,30 @@ section_heic() {
     "$HEIC_N HEICs 4000x3000 with a 320 px thumbnail (heif-enc -q 50 -t 320, x265 preset veryfast) -> ${SIZE} px, two at a time"
   archive_section heic heic "$HEIC_N" heic vipsthumbnail 1.0 \
     "$HEIC_N HEICs 4000x3000 without a thumbnail (heif-enc -q 50) -> ${SIZE} px, two at a time"
+  [[ -n ${HEIC_DIR:-} ]] && heic_real_sections
+  return 0
+}
+
+# heic_real_sections: the phone HEICs of HEIC_DIR, copied once to
+# bench-out/corpus-heic-real (as photo_NN.heic: the peers' glob is one
+# extension), at SIZE px (their embedded thumbnail serves) and at BIG px
+# (the primary image: issue 38, part 5, asks >= 1.15x vipsthumbnail within
+# 200 MiB at --jobs 2).
+heic_real_sections() {
+  local dir=$OUT/corpus-heic-real f i=0
+  local files=()
+  for f in "$HEIC_DIR"/*; do [[ $f == *.[hH][eE][iI][cCfF] ]] && files+=("$f"); done
+  if ((${#files[@]} == 0)); then
+    say "  heic-real: no *.heic in HEIC_DIR=$HEIC_DIR -- n/a"
+    verdict "heic-real-big: thumbs / vipsthumbnail" n/a ge 1.15; return 0
+  fi
+  rm -rf "$dir"; mkdir -p "$dir"
+  for f in "${files[@]}"; do i=$((i + 1)); cp "$f" "$dir/$(printf photo_%02d.heic "$i")"; done
+  archive_dir_section heic-real "$dir" "$i" heic vipsthumbnail 1.15 \
+    "$i phone HEICs of HEIC_DIR (their embedded thumbnails) -> ${SIZE} px, two at a time"
+  local SIZE=$BIG ARCH_RSS=200
+  archive_dir_section heic-real-big "$dir" "$i" heic vipsthumbnail 1.15 \
+    "$i phone HEICs of HEIC_DIR (the primary image) -> ${BIG} px, two at a time"
 }
 
 section_video() {

@@ -31,11 +31,11 @@ static struct heif_color_profile_nclx *nclx_of(const struct heif_image_handle *h
 
 int shim_heif_hdr_transfer(int transfer) { return hdr_transfer(transfer); }
 
-int shim_heif_decode_hdr(const void *buf, size_t len, int index, int need_width, int need_height, int threads,
+int shim_heif_decode_hdr(shim_heif_input *input, int index, int need_width, int need_height, int threads,
                          shim_jpeg_pixels *out, char *error, size_t error_len) {
     struct heif_context *ctx;
     struct heif_image_handle *primary;
-    if (heif_open_for_decode(buf, len, threads, out, &ctx, &primary, error, error_len) != 0)
+    if (heif_open_for_decode(input, threads, out, &ctx, &primary, error, error_len) != 0)
         return -1;
     int status = -1;
     struct heif_image_handle *thumb = NULL, *handle = primary;

@@ -5,12 +5,17 @@
 #include "CHeifShim.h"
 #include <libheif/heif.h>
 
+/// Has libheif read `ctx` from `input` (heif_input.c). `input` must
+/// outlive the context: libheif reads the coded data through it as it
+/// decodes.
+struct heif_error heif_read_input(struct heif_context *ctx, shim_heif_input *input);
+
 /// `what: libheif's message` into `error`.
 void heif_say(char *error, size_t error_len, const char *what, struct heif_error err);
 
-/// The context and primary image handle of `buf`, for a decode: `out`
+/// The context and primary image handle of `input`, for a decode: `out`
 /// emptied, libheif given `threads`. 0, or -1 with a message.
-int heif_open_for_decode(const void *buf, size_t len, int threads, shim_jpeg_pixels *out,
+int heif_open_for_decode(shim_heif_input *input, int threads, shim_jpeg_pixels *out,
                          struct heif_context **ctx, struct heif_image_handle **primary,
                          char *error, size_t error_len);
 

@@ -18,8 +18,8 @@ void heif_say(char *error, size_t error_len, const char *what, struct heif_error
         snprintf(error, error_len, "%s: %s", what, err.message ? err.message : "unknown libheif error");
 }
 
-/* The context and primary image handle of `buf`; 0, or -1 with a message. */
-static int open_primary(const void *buf, size_t len, struct heif_context **ctx_out,
+/* The context and primary image handle of `input`; 0, or -1 with a message. */
+static int open_primary(shim_heif_input *input, struct heif_context **ctx_out,
                         struct heif_image_handle **primary_out, char *error, size_t error_len) {
     struct heif_context *ctx = heif_context_alloc();
     if (!ctx) {
@@ -28,7 +28,7 @@ static int open_primary(const void *buf, size_t len, struct heif_context **ctx_o
         return -1;
     }
     heif_context_set_maximum_image_size_limit(ctx, MAXIMUM_SIDE);
-    struct heif_error err = heif_context_read_from_memory_without_copy(ctx, buf, len, NULL);
+    struct heif_error err = heif_read_input(ctx, input);
     if (err.code != heif_error_Ok) {
         heif_say(error, error_len, "cannot read the HEIF structure", err);
         heif_context_free(ctx);
@@ -46,12 +46,12 @@ static int open_primary(const void *buf, size_t len, struct heif_context **ctx_o
     return 0;
 }
 
-int shim_heif_probe(const void *buf, size_t len, shim_heif_info *info, char *error, size_t error_len) {
+int shim_heif_probe(shim_heif_input *input, shim_heif_info *info, char *error, size_t error_len) {
     memset(info, 0, sizeof *info);
     info->nclx_primaries = info->nclx_transfer = -1;
     struct heif_context *ctx;
     struct heif_image_handle *primary;
-    if (open_primary(buf, len, &ctx, &primary, error, error_len) != 0)
+    if (open_primary(input, &ctx, &primary, error, error_len) != 0)
         return -1;
     info->width = heif_image_handle_get_width(primary);
     info->height = heif_image_handle_get_height(primary);
@@ -173,12 +173,12 @@ unsigned char *heif_nclx_icc(const struct heif_image_handle *handle, size_t *len
     return data;
 }
 
-int shim_heif_nclx_icc(const void *buf, size_t len, unsigned char **icc, size_t *icc_length) {
+int shim_heif_nclx_icc(shim_heif_input *input, unsigned char **icc, size_t *icc_length) {
     *icc = NULL;
     *icc_length = 0;
     struct heif_context *ctx;
     struct heif_image_handle *primary;
-    if (open_primary(buf, len, &ctx, &primary, NULL, 0) != 0)
+    if (open_primary(input, &ctx, &primary, NULL, 0) != 0)
         return -1;
     int made = 0;
     if (heif_image_handle_get_raw_color_profile_size(primary) == 0) {
@@ -191,11 +191,11 @@ int shim_heif_nclx_icc(const void *buf, size_t len, unsigned char **icc, size_t 
 }
 
 /* open_primary for a decode: `out` emptied, libheif given `threads`. */
-int heif_open_for_decode(const void *buf, size_t len, int threads, shim_jpeg_pixels *out,
+int heif_open_for_decode(shim_heif_input *input, int threads, shim_jpeg_pixels *out,
                            struct heif_context **ctx, struct heif_image_handle **primary,
                            char *error, size_t error_len) {
     memset(out, 0, sizeof *out);
-    if (open_primary(buf, len, ctx, primary, error, error_len) != 0)
+    if (open_primary(input, ctx, primary, error, error_len) != 0)
         return -1;
     if (threads > 0)
         heif_context_set_max_decoding_threads(*ctx, threads);
@@ -233,11 +233,11 @@ int heif_thumbnail_handle(const struct heif_image_handle *primary, int index, st
     return 0;
 }
 
-int shim_heif_decode_thumbnail(const void *buf, size_t len, int index, int threads, shim_jpeg_pixels *out,
+int shim_heif_decode_thumbnail(shim_heif_input *input, int index, int threads, shim_jpeg_pixels *out,
                                char *error, size_t error_len) {
     struct heif_context *ctx;
     struct heif_image_handle *primary;
-    if (heif_open_for_decode(buf, len, threads, out, &ctx, &primary, error, error_len) != 0)
+    if (heif_open_for_decode(input, threads, out, &ctx, &primary, error, error_len) != 0)
         return -1;
     int status = -1;
     struct heif_image_handle *thumb = NULL;
@@ -296,8 +296,6 @@ done:
     return status;
 }
 
-/* ---- the primary image, reduced before it becomes RGB ---- */
-
 int heif_shrink_factor(int width, int height, int need_width, int need_height) {
     int shrink = 1;
     if (need_width > 0 && need_height > 0) {
@@ -306,123 +304,4 @@ int heif_shrink_factor(int width, int height, int need_width, int need_height) {
         if (shrink < 1) shrink = 1;
     }
     return shrink;
-}
-
-/* Luma weights of the YCbCr matrices of ITU-T H.273 (BT.601 when unknown,
- * as libheif assumes). */
-static void matrix_weights(int matrix, double *kr, double *kb) {
-    switch (matrix) {
-    case 1: *kr = 0.2126; *kb = 0.0722; break;         /* BT.709 */
-    case 9: case 10: *kr = 0.2627; *kb = 0.0593; break; /* BT.2020 */
-    case 4: *kr = 0.30; *kb = 0.11; break;             /* FCC */
-    case 7: *kr = 0.212; *kb = 0.087; break;           /* SMPTE 240M */
-    default: *kr = 0.299; *kb = 0.114; break;          /* 5, 6: BT.601 */
-    }
-}
-
-static unsigned char clamp8(double v) {
-    return v <= 0 ? 0 : v >= 255 ? 255 : (unsigned char) (v + 0.5);
-}
-
-/* The mean of plane `p` (stride `stride`, `pw` × `ph`) over [x0, x1) × [y0, y1),
- * clipped to the plane and never empty. */
-static double box_mean(const uint8_t *p, int stride, int pw, int ph, int x0, int x1, int y0, int y1) {
-    if (x0 >= pw) x0 = pw - 1;
-    if (y0 >= ph) y0 = ph - 1;
-    if (x1 > pw) x1 = pw;
-    if (y1 > ph) y1 = ph;
-    if (x1 <= x0) x1 = x0 + 1;
-    if (y1 <= y0) y1 = y0 + 1;
-    unsigned long sum = 0;
-    for (int y = y0; y < y1; y++) {
-        const uint8_t *row = p + (size_t) stride * (size_t) y;
-        for (int x = x0; x < x1; x++)
-            sum += row[x];
-    }
-    return (double) sum / (double) ((x1 - x0) * (y1 - y0));
-}
-
-int shim_heif_decode_primary_reduced(const void *buf, size_t len, int need_width, int need_height, int threads,
-                                     shim_jpeg_pixels *out, char *error, size_t error_len) {
-    struct heif_context *ctx;
-    struct heif_image_handle *primary;
-    if (heif_open_for_decode(buf, len, threads, out, &ctx, &primary, error, error_len) != 0)
-        return -1;
-    int status = -2;
-    struct heif_image *image = NULL;
-    if (heif_image_handle_has_alpha_channel(primary) || heif_image_handle_get_luma_bits_per_pixel(primary) != 8 ||
-        heif_image_handle_get_chroma_bits_per_pixel(primary) != 8)
-        goto done;
-    struct heif_error err = heif_decode_image(primary, &image, heif_colorspace_YCbCr, heif_chroma_420, NULL);
-    if (err.code != heif_error_Ok || !image) {
-        heif_say(error, error_len, "cannot decode the HEIF image", err);
-        status = -1;
-        goto done;
-    }
-    if (heif_image_get_colorspace(image) != heif_colorspace_YCbCr || heif_image_get_chroma_format(image) != heif_chroma_420)
-        goto done;
-    int ys = 0, cbs = 0, crs = 0;
-    const uint8_t *yp = heif_image_get_plane_readonly(image, heif_channel_Y, &ys);
-    const uint8_t *cbp = heif_image_get_plane_readonly(image, heif_channel_Cb, &cbs);
-    const uint8_t *crp = heif_image_get_plane_readonly(image, heif_channel_Cr, &crs);
-    int w = heif_image_get_width(image, heif_channel_Y), h = heif_image_get_height(image, heif_channel_Y);
-    int cw = heif_image_get_width(image, heif_channel_Cb), ch = heif_image_get_height(image, heif_channel_Cb);
-    if (!yp || !cbp || !crp || w <= 0 || h <= 0 || cw <= 0 || ch <= 0 ||
-        heif_image_get_width(image, heif_channel_Cr) != cw || heif_image_get_height(image, heif_channel_Cr) != ch)
-        goto done;
-    int shrink = heif_shrink_factor(w, h, need_width, need_height);
-    int ow = w / shrink, oh = h / shrink;
-    if (ow < 1) ow = 1;
-    if (oh < 1) oh = 1;
-    unsigned char *pixels = malloc((size_t) ow * (size_t) oh * 3);
-    if (!pixels) {
-        if (error && error_len)
-            snprintf(error, error_len, "out of memory for a %dx%d image", ow, oh);
-        status = -1;
-        goto done;
-    }
-    double kr, kb;
-    int full_range = 1, matrix = 6;
-    struct heif_color_profile_nclx *nclx = NULL;
-    if ((heif_image_get_nclx_color_profile(image, &nclx).code == heif_error_Ok && nclx) ||
-        (heif_image_handle_get_nclx_color_profile(primary, &nclx).code == heif_error_Ok && nclx)) {
-        matrix = (int) nclx->matrix_coefficients;
-        full_range = nclx->full_range_flag != 0;
-        heif_nclx_color_profile_free(nclx);
-    }
-    matrix_weights(matrix, &kr, &kb);
-    double kg = 1.0 - kr - kb;
-    double yscale = full_range ? 1.0 : 255.0 / 219.0, yoffset = full_range ? 0.0 : 16.0;
-    double cscale = full_range ? 1.0 : 255.0 / 224.0;
-    for (int y = 0; y < oh; y++) {
-        int y0 = y * shrink, y1 = y0 + shrink;
-        /* chroma rows covering luma rows [y0, y1): half resolution */
-        int cy0 = y0 / 2, cy1 = (y1 + 1) / 2;
-        unsigned char *row = pixels + (size_t) y * (size_t) ow * 3;
-        for (int x = 0; x < ow; x++) {
-            int x0 = x * shrink, x1 = x0 + shrink;
-            int cx0 = x0 / 2, cx1 = (x1 + 1) / 2;
-            double Y = (box_mean(yp, ys, w, h, x0, x1, y0, y1) - yoffset) * yscale;
-            double Cb = (box_mean(cbp, cbs, cw, ch, cx0, cx1, cy0, cy1) - 128.0) * cscale;
-            double Cr = (box_mean(crp, crs, cw, ch, cx0, cx1, cy0, cy1) - 128.0) * cscale;
-            double R = Y + 2.0 * (1.0 - kr) * Cr;
-            double B = Y + 2.0 * (1.0 - kb) * Cb;
-            double G = (Y - kr * R - kb * B) / kg;
-            row[3 * x] = clamp8(R);
-            row[3 * x + 1] = clamp8(G);
-            row[3 * x + 2] = clamp8(B);
-        }
-    }
-    size_t icc_length = 0;
-    unsigned char *icc = heif_raw_icc(primary, &icc_length);
-    if (!icc)
-        icc = heif_nclx_icc(primary, &icc_length);
-    heif_fill_pixels(out, pixels, ow, oh, 3, icc, icc_length);
-    status = 0;
-done:
-    if (image)
-        heif_image_release(image);
-    heif_image_handle_release(primary);
-    heif_context_free(ctx);
-    return status;
 }

@@ -2,12 +2,31 @@
 // give thumbs: the embedded thumbnails (a 12 MP iPhone photo carries a
 // 320 px one), and a colour profile for files that describe their colour by
 // an nclx box instead of an ICC profile (libvips 8.14 reads only the latter).
-// Every function parses the file from memory; nothing is kept between calls.
+// Every function reads the file through a shim_heif_input (bytes in memory,
+// or thumbs' descriptor read by pread); nothing is kept between calls.
 #ifndef CHEIFSHIM_H
 #define CHEIFSHIM_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "CVipsShim.h"
+
+/// Where libheif reads a file from: `buf` (`len` bytes) when it is in
+/// memory, else the descriptor `fd` of a file of `len` bytes, which libheif
+/// reads through a heif_reader whose reads are `pread`s: the boxes it
+/// parses and the coded data of the images it decodes, never the rest (a
+/// motion photo's video, the mdat of images it does not decode). `fd` is
+/// neither closed nor moved.
+typedef struct {
+    const void *buf;
+    size_t len;
+    int fd;
+    /// The reader's position (the descriptor's own offset is not used).
+    int64_t position;
+    /// Bytes libheif has read through the descriptor so far: all it can
+    /// hold of the file (what the tests measure).
+    size_t bytes_read;
+} shim_heif_input;
 
 /// At most this many thumbnails are described by shim_heif_probe.
 #define SHIM_HEIF_MAX_THUMBNAILS 4
@@ -31,23 +50,26 @@ typedef struct {
 
 /// Reads the file's boxes (no pixel is decoded). 0, or -1 with a message
 /// in `error`.
-int shim_heif_probe(const void *buf, size_t len, shim_heif_info *info, char *error, size_t error_len);
+int shim_heif_probe(shim_heif_input *input, shim_heif_info *info, char *error, size_t error_len);
 
 /// Decodes thumbnail `index` (as listed by shim_heif_probe) of the primary
 /// image into 8-bit RGB (RGBA with alpha) with `threads` decoding threads.
 /// The colour profile that goes with it: the thumbnail's own ICC profile,
 /// else the primary's, else one made from an nclx box (shim_heif_nclx_icc).
 /// 0, or -1 with a message in `error`. Free with shim_jpeg_pixels_free.
-int shim_heif_decode_thumbnail(const void *buf, size_t len, int index, int threads, shim_jpeg_pixels *out,
+int shim_heif_decode_thumbnail(shim_heif_input *input, int index, int threads, shim_jpeg_pixels *out,
                                char *error, size_t error_len);
 
-/// Decodes the primary image in its own YCbCr 4:2:0 (no full-size RGB
-/// conversion), box-shrinks it by the largest whole factor that keeps it at
-/// least twice `need_width` × `need_height` (sizes as displayed), and only
-/// then converts to 8-bit RGB with the stream's matrix and range. The ICC
-/// profile goes with it as for a thumbnail. 0; -2 when the image is not
-/// 8-bit 4:2:0 without alpha (the caller uses libvips); -1 with a message.
-int shim_heif_decode_primary_reduced(const void *buf, size_t len, int need_width, int need_height, int threads,
+/// Decodes the primary image into libheif's 8-bit planar RGB and resizes
+/// each plane with Lanczos3 (resample.c) to `target_width` × `target_height`
+/// (as displayed; the decoded size when 0 or not smaller both ways) before
+/// the planes become one interleaved RGB image. libheif 1.15 assembles a
+/// grid's tiles in planar RGB and converts every decode to it, so asking for
+/// these planes costs no conversion, and no full-size interleaved copy is
+/// made. The ICC profile goes with it as for a thumbnail. 0; -2 when the
+/// image is not 8-bit or has alpha (the caller uses libvips); -1 with a
+/// message.
+int shim_heif_decode_primary_reduced(shim_heif_input *input, int target_width, int target_height, int threads,
                                      shim_jpeg_pixels *out, char *error, size_t error_len);
 
 /// SHIM_HDR_PQ or SHIM_HDR_HLG (CVipsHDR.h) when an nclx transfer code
@@ -60,13 +82,13 @@ int shim_heif_hdr_transfer(int transfer);
 /// `need_height`, and tone-maps it to 8-bit sRGB (no profile goes with it).
 /// 0; -2 when the image is not HDR; -1 with a message. Free with
 /// shim_jpeg_pixels_free.
-int shim_heif_decode_hdr(const void *buf, size_t len, int index, int need_width, int need_height, int threads,
+int shim_heif_decode_hdr(shim_heif_input *input, int index, int need_width, int need_height, int threads,
                          shim_jpeg_pixels *out, char *error, size_t error_len);
 
 /// An ICC profile (malloc'd, in `*icc`) for the primary image's nclx colour
 /// description, when it is not plain sRGB (Display P3, BT.2020…) and the
 /// file carries no ICC profile. 1 when a profile was made, 0 when none is
 /// needed, -1 when the file cannot be read.
-int shim_heif_nclx_icc(const void *buf, size_t len, unsigned char **icc, size_t *icc_length);
+int shim_heif_nclx_icc(shim_heif_input *input, unsigned char **icc, size_t *icc_length);
 
 #endif

@@ -85,8 +85,9 @@ enum ImageSource {
     }
 
     /// `body` on every byte: for a decoder whose library reads only from
-    /// memory (libheif here), which says so in its plan (`ByteRanges.all`)
-    /// and counts the file's size in its peak.
+    /// memory (libvips's loaders that take no source: OpenEXR), which says
+    /// so in its plan (`ByteRanges.all`) and counts the file's size in its
+    /// peak.
     func withAllBytes<R>(_ body: (UnsafeRawBufferPointer) throws(ItemError) -> R) throws(ItemError) -> R {
         try withBytes(in: 0..<count, body)
     }

@@ -64,7 +64,7 @@ enum LibvipsDecoder {
         }
         var image = VipsImageRef(out)
         if header.loader.hasPrefix("heifload"), !image.hasICCProfile,
-           let icc = (try? source.withAllBytes { bytes throws(ItemError) in HeifThumbnail.nclxProfile(bytes) }) ?? nil {
+           let icc = (try? HeifThumbnail.nclxProfile(source)) ?? nil {
             // Colour given by an nclx box only (Display P3 on recent phones):
             // its profile, so that the conversion to sRGB sees P3.
             icc.withUnsafeBytes { vips_image_set_blob_copy(image.pointer, VIPS_META_ICC_NAME, $0.baseAddress, $0.count) }

@@ -53,12 +53,13 @@ final class DecoderInput {
 
 /// Which bytes of a source a plan reads.
 enum ByteRanges: Sendable, Equatable {
-    /// Every byte, into memory (libheif, which reads only from memory).
+    /// Every byte, into memory (a libvips loader that reads only from
+    /// memory: OpenEXR).
     case all
     /// These ranges: into memory in one read each (the JPEG paths).
     case ranges([Range<Int>])
     /// What its library asks for, through the descriptor, a range at a time
-    /// (libvips, LibRaw, FFmpeg): a few buffers, never the file.
+    /// (libvips, libheif, LibRaw, FFmpeg): a few buffers, never the file.
     case streamed
 }
 

@@ -30,9 +30,10 @@ enum HeifThumbnail {
 
     /// Reads the file's boxes; nil when libheif cannot (libvips then reads
     /// the file and gives the item its verdict, as for any format).
-    static func facts(_ bytes: UnsafeRawBufferPointer, plans: (SourceImageInfo) -> ThumbnailPlans) -> Facts? {
+    static func facts(_ source: ImageSource, plans: (SourceImageInfo) -> ThumbnailPlans) throws(ItemError) -> Facts? {
         var info = shim_heif_info()
-        guard shim_heif_probe(bytes.baseAddress, bytes.count, &info, nil, 0) == 0, info.width > 0, info.height > 0 else {
+        let probed = try HeifInput.with(source) { input throws(ItemError) in shim_heif_probe(&input, &info, nil, 0) }
+        guard probed == 0, info.width > 0, info.height > 0 else {
             return nil
         }
         var facts = Facts(width: Int(info.width), height: Int(info.height))
@@ -71,30 +72,32 @@ enum HeifThumbnail {
 
     /// Decodes thumbnail `index` into plain pixels, with the colour profile
     /// that goes with it.
-    static func decode(_ bytes: UnsafeRawBufferPointer, index: Int) throws(ItemError) -> DecodedPixels {
+    static func decode(_ source: ImageSource, index: Int) throws(ItemError) -> DecodedPixels {
         var pixels = shim_jpeg_pixels()
         var message = [CChar](repeating: 0, count: 512)
-        let status = shim_heif_decode_thumbnail(
-            bytes.baseAddress, bytes.count, Int32(index), Int32(VipsRuntime.threadsPerImage), &pixels, &message, message.count
-        )
+        let status = try HeifInput.with(source) { input throws(ItemError) in
+            shim_heif_decode_thumbnail(&input, Int32(index), Int32(VipsRuntime.threadsPerImage), &pixels, &message, message.count)
+        }
         guard status == 0 else {
             throw .decode("cannot decode the HEIF thumbnail: \(String(cString: message))")
         }
         return DecodedPixels(pixels, decoder: .heifThumbnail)
     }
 
-    /// Decodes the primary image reduced to about twice `needed` (as
-    /// displayed) before it becomes RGB: no full-size RGB copy (36 MB for
-    /// 12 MP) and no colour conversion of pixels the resize would drop.
-    /// Nil when the image is not 8-bit 4:2:0 without alpha, or does not
-    /// decode: libvips then reads it and gives the item its verdict.
-    /// Threads: `threads(forPeakBytes:)`.
-    static func decodePrimary(_ bytes: UnsafeRawBufferPointer, needed: (width: Int, height: Int), peakBytes: Int) -> DecodedPixels? {
+    /// Decodes the primary image and resizes it to `target` (as displayed;
+    /// nil: its own size) before it becomes interleaved RGB: libheif's
+    /// planar RGB is resized plane by plane (`heif_primary.c`), so no
+    /// full-size RGB copy is made beside libheif's planes. Nil when the
+    /// image is not 8-bit without alpha, or does not decode: libvips then
+    /// reads it and gives the item its verdict. Threads:
+    /// `threads(forPeakBytes:)`.
+    static func decodePrimary(_ source: ImageSource, target: PixelSize?, peakBytes: Int) throws(ItemError) -> DecodedPixels? {
         var pixels = shim_jpeg_pixels()
-        let status = shim_heif_decode_primary_reduced(
-            bytes.baseAddress, bytes.count, Int32(needed.width), Int32(needed.height), Int32(threads(forPeakBytes: peakBytes)),
-            &pixels, nil, 0
-        )
+        let status = try HeifInput.with(source) { input throws(ItemError) in
+            shim_heif_decode_primary_reduced(
+                &input, Int32(target?.width ?? 0), Int32(target?.height ?? 0), Int32(threads(forPeakBytes: peakBytes)), &pixels, nil, 0
+            )
+        }
         guard status == 0 else { return nil }
         return DecodedPixels(pixels, decoder: .libheif)
     }
@@ -104,15 +107,15 @@ enum HeifThumbnail {
     /// sRGB with the tone mapping of HDR video (`hdr_tonemap.c`). Threads
     /// as for `decodePrimary`.
     static func decodeHDR(
-        _ bytes: UnsafeRawBufferPointer, index: Int?, decoder: DecodePath,
-        needed: (width: Int, height: Int), peakBytes: Int
+        _ source: ImageSource, index: Int?, decoder: DecodePath, needed: (width: Int, height: Int), peakBytes: Int
     ) throws(ItemError) -> DecodedPixels {
         var pixels = shim_jpeg_pixels()
         var message = [CChar](repeating: 0, count: 512)
-        let status = shim_heif_decode_hdr(
-            bytes.baseAddress, bytes.count, Int32(index ?? -1), Int32(needed.width), Int32(needed.height),
-            Int32(threads(forPeakBytes: peakBytes)), &pixels, &message, message.count
-        )
+        let status = try HeifInput.with(source) { input throws(ItemError) in
+            shim_heif_decode_hdr(
+                &input, Int32(index ?? -1), Int32(needed.width), Int32(needed.height), Int32(threads(forPeakBytes: peakBytes)), &pixels, &message, message.count
+            )
+        }
         guard status == 0 else {
             throw .decode("cannot decode the HDR HEIF image: \(status == -2 ? "its colour is not PQ or HLG" : String(cString: message))")
         }
@@ -121,8 +124,11 @@ enum HeifThumbnail {
 
     /// The threads of a decode that reserves `peakBytes`: k jobs' worth of
     /// the run's memory budget (`DirectJPEG.memoryBudget` a job) holds as
-    /// many jobs' places, and so gets k times the threads of one image, so
-    /// that jobs × threads stays about the number of cores.
+    /// many jobs' places, and so gets k times the threads of one image
+    /// (`VipsRuntime.threadsPerImage`, cores / jobs), so that jobs × threads
+    /// stays about the number of cores. libheif 1.15 decodes a grid's tiles
+    /// on that many threads, each tile's HEVC decoder (libde265) on one
+    /// worker of its own.
     private static func threads(forPeakBytes peakBytes: Int) -> Int {
         let share = max(1, (peakBytes + DirectJPEG.memoryBudget - 1) / DirectJPEG.memoryBudget)
         return max(1, min(ProcessInfo.processInfo.activeProcessorCount, VipsRuntime.threadsPerImage * share))
@@ -131,10 +137,11 @@ enum HeifThumbnail {
     /// The ICC profile of a file that describes its colour by an nclx box
     /// only (Display P3, BT.2020): libvips's loader leaves such an image
     /// untagged, which would show P3 colours as if they were sRGB.
-    static func nclxProfile(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
+    static func nclxProfile(_ source: ImageSource) throws(ItemError) -> [UInt8]? {
         var icc: UnsafeMutablePointer<UInt8>?
         var length = 0
-        guard shim_heif_nclx_icc(bytes.baseAddress, bytes.count, &icc, &length) == 1, let icc else { return nil }
+        let made = try HeifInput.with(source) { input throws(ItemError) in shim_heif_nclx_icc(&input, &icc, &length) }
+        guard made == 1, let icc else { return nil }
         defer { HeapMemory.free(icc) }
         return Array(UnsafeBufferPointer(start: icc, count: length))
     }

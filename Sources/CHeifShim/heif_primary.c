@@ -1,0 +1,122 @@
+// The primary image of a HEIF file, decoded for a thumbnail larger than
+// its embedded one (see shim_heif_decode_primary_reduced in CHeifShim.h).
+//
+// libheif 1.15 converts every coded image it decodes to planar RGB (a
+// grid's tiles are pasted into full-size R, G and B planes), and only then
+// into what the caller asked for. So the planes are asked for as they are:
+// no second conversion (asking for 4:2:0 made libheif convert the RGB back,
+// and thumbs convert it forward again), no full-size interleaved copy. Each
+// plane is resized on its own by resample.c's Lanczos3 (the weights, and so
+// the pixels, of an interleaved resize of the same image), and the small
+// planes are interleaved last.
+#include "CHeifShim.h"
+#include "heif_internal.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Plane `channel` of `image` resized to out_w × out_h into `out`; 0, or -1
+ * without memory. A plane whose rows are padded is packed first (resample.c
+ * takes packed rows; libheif pads rows to 16 bytes, so a 4032 or 3024 px
+ * photo needs no copy). */
+static int resize_plane(const struct heif_image *image, enum heif_channel channel, int w, int h,
+                        uint8_t *out, int out_w, int out_h) {
+    int stride = 0;
+    const uint8_t *plane = heif_image_get_plane_readonly(image, channel, &stride);
+    if (!plane || stride < w)
+        return -1;
+    uint8_t *packed = NULL;
+    if (stride != w) {
+        packed = malloc((size_t) w * (size_t) h);
+        if (!packed)
+            return -1;
+        for (int y = 0; y < h; y++)
+            memcpy(packed + (size_t) y * (size_t) w, plane + (size_t) y * (size_t) stride, (size_t) w);
+        plane = packed;
+    }
+    int status = shim_resample_u8(plane, w, h, 1, out, out_w, out_h);
+    free(packed);
+    return status;
+}
+
+int shim_heif_decode_primary_reduced(shim_heif_input *input, int target_width, int target_height, int threads,
+                                     shim_jpeg_pixels *out, char *error, size_t error_len) {
+    struct heif_context *ctx;
+    struct heif_image_handle *primary;
+    if (heif_open_for_decode(input, threads, out, &ctx, &primary, error, error_len) != 0)
+        return -1;
+    int status = -2;
+    struct heif_image *image = NULL;
+    uint8_t *planes = NULL;
+    if (heif_image_handle_has_alpha_channel(primary) || heif_image_handle_get_luma_bits_per_pixel(primary) != 8 ||
+        heif_image_handle_get_chroma_bits_per_pixel(primary) != 8)
+        goto done;
+    struct heif_error err = heif_decode_image(primary, &image, heif_colorspace_RGB, heif_chroma_444, NULL);
+    if (err.code != heif_error_Ok || !image) {
+        heif_say(error, error_len, "cannot decode the HEIF image", err);
+        status = -1;
+        goto done;
+    }
+    const enum heif_channel channels[3] = {heif_channel_R, heif_channel_G, heif_channel_B};
+    int w = heif_image_get_width(image, heif_channel_R), h = heif_image_get_height(image, heif_channel_R);
+    if (w <= 0 || h <= 0)
+        goto done;
+    for (int c = 0; c < 3; c++) {
+        if (heif_image_get_width(image, channels[c]) != w || heif_image_get_height(image, channels[c]) != h ||
+            heif_image_get_bits_per_pixel_range(image, channels[c]) != 8)
+            goto done;
+    }
+    /* The target, unless it is not smaller both ways: then the decoded size. */
+    int ow = w, oh = h;
+    if (target_width > 0 && target_height > 0 && target_width <= w && target_height <= h) {
+        ow = target_width;
+        oh = target_height;
+    }
+    size_t area = (size_t) ow * (size_t) oh;
+    planes = malloc(area * 3);
+    if (!planes) {
+        if (error && error_len)
+            snprintf(error, error_len, "out of memory for a %dx%d image", ow, oh);
+        status = -1;
+        goto done;
+    }
+    for (int c = 0; c < 3; c++) {
+        if (resize_plane(image, channels[c], w, h, planes + area * (size_t) c, ow, oh) != 0) {
+            if (error && error_len)
+                snprintf(error, error_len, "cannot resize the %dx%d HEIF image to %dx%d", w, h, ow, oh);
+            status = -1;
+            goto done;
+        }
+    }
+    /* The full-size planes go before the interleaved copy is made. */
+    heif_image_release(image);
+    image = NULL;
+    unsigned char *pixels = malloc(area * 3);
+    if (!pixels) {
+        if (error && error_len)
+            snprintf(error, error_len, "out of memory for a %dx%d image", ow, oh);
+        status = -1;
+        goto done;
+    }
+    const uint8_t *r = planes, *g = planes + area, *b = planes + 2 * area;
+    for (size_t i = 0; i < area; i++) {
+        pixels[3 * i] = r[i];
+        pixels[3 * i + 1] = g[i];
+        pixels[3 * i + 2] = b[i];
+    }
+    size_t icc_length = 0;
+    unsigned char *icc = heif_raw_icc(primary, &icc_length);
+    if (!icc)
+        icc = heif_nclx_icc(primary, &icc_length);
+    heif_fill_pixels(out, pixels, ow, oh, 3, icc, icc_length);
+    status = 0;
+done:
+    free(planes);
+    if (image)
+        heif_image_release(image);
+    heif_image_handle_release(primary);
+    heif_context_free(ctx);
+    return status;
+}
