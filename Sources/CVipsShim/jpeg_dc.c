@@ -827,10 +827,14 @@ typedef struct {
     int rx, ry;         /* how many times sparser than the output */
     int cols, rows;     /* samples holding real pixels (the rest is MCU padding) */
     int *x0, *x1, *wx;  /* per output column: the two taps and the weight of x1 */
+    int32_t *blend;     /* scratch: the plane's columns blended between two rows */
 } upsample_plane;
 
 /* Output row y of a plane: copied when the plane is at full size, else
- * bilinear between two rows and two columns. */
+ * bilinear between two rows and two columns. The rows are blended first,
+ * once per plane column (`blend`), then the columns per output pixel: the
+ * same sum of four products, in exact integers, as blending each row's two
+ * columns first. */
 static void upsample_row(const upsample_plane *p, size_t y, size_t ow, uint8_t *line) {
     int y0, y1, wy;
     tap((int) y, p->ry, p->rows, &y0, &y1, &wy);
@@ -840,11 +844,13 @@ static void upsample_row(const upsample_plane *p, size_t y, size_t ow, uint8_t *
         memcpy(line, r0, ow);
         return;
     }
+    int32_t *blend = p->blend;
+    for (int i = 0; i < p->cols; i++)
+        blend[i] = r0[i] * (TAP_ONE - wy) + r1[i] * wy;
     for (size_t x = 0; x < ow; x++) {
-        int a = p->x0[x], bb = p->x1[x], w = p->wx[x];
-        int top = r0[a] * (TAP_ONE - w) + r0[bb] * w;
-        int bottom = r1[a] * (TAP_ONE - w) + r1[bb] * w;
-        line[x] = (uint8_t) ((top * (TAP_ONE - wy) + bottom * wy + (1 << (2 * TAP_BITS - 1))) >> (2 * TAP_BITS));
+        int w = p->wx[x];
+        line[x] = (uint8_t) ((blend[p->x0[x]] * (TAP_ONE - w) + blend[p->x1[x]] * w + (1 << (2 * TAP_BITS - 1))) >>
+                             (2 * TAP_BITS));
     }
 }
 
@@ -854,9 +860,14 @@ static int render_colour(const dc_state *st, uint8_t *const samples[JS_MAX_COMPO
                          size_t oh, uint8_t *out) {
     int *taps = malloc(sizeof(int) * 3 * JS_MAX_COMPONENTS * ow);
     uint8_t *scratch = malloc(JS_MAX_COMPONENTS * ow);
-    if (!taps || !scratch) {
+    size_t widest = 0;
+    for (int i = 0; i < JS_MAX_COMPONENTS; i++)
+        widest = st->f.comp[i].bw * (size_t) st->cell > widest ? st->f.comp[i].bw * (size_t) st->cell : widest;
+    int32_t *blend = malloc(sizeof(int32_t) * widest);
+    if (!taps || !scratch || !blend) {
         free(taps);
         free(scratch);
+        free(blend);
         return -1;
     }
     upsample_plane plane[JS_MAX_COMPONENTS];
@@ -873,6 +884,7 @@ static int render_colour(const dc_state *st, uint8_t *const samples[JS_MAX_COMPO
         p->x0 = taps + (3 * i) * ow;
         p->x1 = taps + (3 * i + 1) * ow;
         p->wx = taps + (3 * i + 2) * ow;
+        p->blend = blend; /* one plane's row at a time */
         for (size_t x = 0; x < ow; x++)
             tap((int) x, p->rx, p->cols, &p->x0[x], &p->x1[x], &p->wx[x]);
         line[i] = scratch + (size_t) i * ow;
@@ -882,6 +894,7 @@ static int render_colour(const dc_state *st, uint8_t *const samples[JS_MAX_COMPO
             upsample_row(&plane[i], y, ow, line[i]);
         js_rows_to_rgb(st->f.ycc, line[0], line[1], line[2], ow, out + y * ow * 3);
     }
+    free(blend);
     free(scratch);
     free(taps);
     return 0;
