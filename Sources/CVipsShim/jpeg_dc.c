@@ -1,4 +1,5 @@
 /* The 1/8-scale JPEG decode of the common thumbnail case: DC coefficients only.
+ * (And a baseline file's 1/4: see QUARTER below.)
  *
  * At 1/8 scale every 8x8 block becomes one pixel, its DC coefficient.
  * libjpeg still Huffman-decodes all 63 AC coefficients of every block of a
@@ -58,13 +59,15 @@
  *      DHT, DQT and DRI between scans; prepare_scan checks each scan against
  *      libjpeg's rules and builds the Huffman tables it needs (build_huff).
  *   2. Block skipping: skip_ac passes over a sequential block's AC
- *      coefficients; skip_ac_scan passes over a whole progressive AC scan.
+ *      coefficients (at 1/4 keep_low_ac decodes the first three first);
+ *      skip_ac_scan passes over a whole progressive AC scan.
  *   3. DC planes: decode_dc_scan decodes DC coefficients (first passes and
- *      refinements) into one int16 plane per component; dc_complete checks
- *      that every DC coefficient is whole.
- *   4. Upsampling and colour: samples_in_place applies the 1x1 IDCT,
- *      upsample_row brings subsampled chroma to the output size and
- *      js_rows_to_rgb converts YCbCr to RGB.
+ *      refinements) into one int16 plane per component, through
+ *      decode_mcus, one loop per scan kind; dc_complete checks that every
+ *      DC coefficient is whole.
+ *   4. Upsampling and colour: samples_in_place applies the 1x1 IDCT (at 1/4
+ *      quarter_samples the 2x2 one), upsample_row brings subsampled chroma
+ *      to the output size and js_rows_to_rgb converts YCbCr to RGB.
  *
  * jpeg_dc_decode runs them in that order (read_scans drives stages 1 to 3
  * scan by scan, render_pixels does stage 4). */
