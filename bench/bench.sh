@@ -3,7 +3,7 @@
 #
 #   bash bench/bench.sh [all|SECTION]...
 #
-# Sections: speed progressive progdc progmem srgb p3 rotated sizes placeholders
+# Sections: speed progressive progdc quarter progmem srgb p3 rotated sizes placeholders
 # quality memory tiff list lists rerun heic video raw, and scale lookalikes listmem;
 # mergescale is scale's merge part alone (it also ends scale).
 # Default: all = every section but the last three (+ scale when BENCH_SCALE=1);
@@ -39,6 +39,7 @@
 #   HEIC_DIR     a folder of real phone HEICs (*.heic, *.HEIC; kept out of the
 #                repository): the heic section also times them at SIZE and
 #                BIG px (heic-real, heic-real-big) []
+#   QUARTER_N    photos at 2000x1500 in the quarter section [30]
 # Work files and caches live in bench-out/ (git-ignored); corpora are kept.
 # Results: bench-out/bench-last.txt (the console), results.md (the Markdown
 # tables and the verdicts), results.json (every figure).
@@ -81,7 +82,7 @@ pick_python() {
 pick_python || true
 TOOL=("$PY" "$BENCH/benchtool.py")
 
-ALL_SECTIONS=(speed progressive progdc progmem srgb p3 rotated sizes placeholders quality memory tiff list lists rerun heic video raw)
+ALL_SECTIONS=(speed progressive progdc quarter progmem srgb p3 rotated sizes placeholders quality memory tiff list lists rerun heic video raw)
 usage() {
   echo "usage: bash bench/bench.sh [all|${ALL_SECTIONS[*]// /|}|scale]..." >&2
   exit 2
@@ -693,6 +694,36 @@ progressive_section() {
 
 section_progressive() { progressive_section progressive "libjpeg's standard script (jpegtran -progressive, same pixels)"; }
 section_progdc() { progressive_section progdc "one DC scan per component (jpegtran -scans bench/scans-dc-per-component.txt)"; }
+
+# Photos of about 2000 px (issue 38, part 3): 1/8 would give 250 px, so a
+# ${SIZE} px box needs the 1/4 scale. QUARTER_N make-corpus.sh photos at
+# 2000x1500, baseline and the same progressive (jpegtran -progressive), each
+# against vipsthumbnail and Pillow; target: 1.5x Pillow (images/s).
+section_quarter() {
+  local n=${QUARTER_N:-30} base prog f kind dir ratio
+  base=$OUT/corpus-quarter-$n prog=$OUT/corpus-quarter-progressive-$n
+  if (($(count_jpegs "$base") != n)); then
+    [[ -r $MAKE_CORPUS ]] || { say "corpus script not found: $MAKE_CORPUS"; return 1; }
+    say "  making bench-out/corpus-quarter-$n ($n photos 2000x1500, kept between runs)"
+    bash "$MAKE_CORPUS" "$base" "$n" 2000 1500 "$CORPUS_Q" >/dev/null
+  fi
+  if [[ ! -f $prog/.complete ]]; then
+    mkdir -p "$prog"
+    for f in "$base"/*.jpg; do
+      [[ -s $prog/${f##*/} ]] || { make_variant progressive "$f" "$prog/${f##*/}.tmp.jpg" && mv "$prog/${f##*/}.tmp.jpg" "$prog/${f##*/}"; }
+    done
+    touch "$prog/.complete"
+  fi
+  for kind in baseline progressive; do
+    dir=$base; [[ $kind == progressive ]] && dir=$prog
+    speed_section "quarter-$kind" "$n JPEGs 2000x1500 $kind, decoded at 1/4 -> ${SIZE} px" \
+      "$dir" "$n" thumbs vipsthumbnail pillow
+    rm -rf "$OUT/quarter-$kind"/out-*
+    ratio="n/a"
+    is_num "${SEC[pillow]}" && is_num "${SEC[thumbs]}" && ratio=$(calc "${SEC[pillow]} / ${SEC[thumbs]}")
+    verdict "quarter-$kind: thumbs / Pillow (images/s)" "$ratio" ge 1.5
+  done
+}
 
 # tagged_ratio KEY TARGET : thumbs' CPU per image on the tagged corpus / on the
 # same photos untagged.
@@ -1829,7 +1860,7 @@ SECTIONS=()
 for a in "$@"; do
   case $a in
   all) SECTIONS+=("${ALL_SECTIONS[@]}"); [[ ${BENCH_SCALE:-0} == 1 ]] && SECTIONS+=(scale) ;;
-  speed | progressive | progdc | progmem | srgb | p3 | rotated | sizes | placeholders | quality | memory | tiff | list | lists | rerun | scale | lookalikes | listmem | heic | video | raw) SECTIONS+=("$a") ;;
+  speed | progressive | progdc | quarter | progmem | srgb | p3 | rotated | sizes | placeholders | quality | memory | tiff | list | lists | rerun | scale | lookalikes | listmem | heic | video | raw) SECTIONS+=("$a") ;;
   mergescale) SECTIONS+=(merge_scale) ;;
   -h | --help) usage ;;
   *) echo "unknown section: $a" >&2; usage ;;

@@ -10,6 +10,10 @@
 #
 # fuzz/identity.sh [REV] checks that a change leaves the decoded pixels
 # byte-identical (dchash over generated files, fixtures and the corpus).
+# fuzz/jpegtime.c (CPU ms per decode at each shrink) and fuzz/quartercheck.c
+# (the 1/4 paths against libjpeg's 1/4: CPU ms and PSNR) build by hand at
+# -O2 (see their headers). Every tool plans paths as JPEGPathRule does
+# (decode_to.h).
 #   fuzz/build.sh prog-run [SECONDS]  fuzzes jpeg_prog.c alone (prog_fuzzer.c)
 #   fuzz/build.sh prog-cover      replays that corpus, prints jpeg_prog.c coverage
 #   fuzz/build.sh marker-run [SECONDS]  fuzzes the marker payload parsers

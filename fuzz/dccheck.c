@@ -12,6 +12,7 @@
  * Build: see build.sh (target dccheck).
  */
 #include "CVipsShim.h"
+#include "decode_to.h"
 #include "slurp.h"
 
 #include <math.h>

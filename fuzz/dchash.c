@@ -15,6 +15,7 @@
  * Build: see build.sh (target dchash).
  */
 #include "CVipsShim.h"
+#include "decode_to.h"
 #include "slurp.h"
 
 #include <stdint.h>

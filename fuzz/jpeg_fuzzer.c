@@ -1,14 +1,17 @@
 /* Off CI. libFuzzer harness for the direct JPEG path (jpeg_direct.c and the
  * DC decode, jpeg_dc.c): probe, then decode at 1/8 (the DC path) and 1/4
- * (libjpeg), with a small memory budget so that huge headers are refused
- * rather than allocated. Build and run: see build.sh.
+ * (the DC entry's 2 x 2 decode for baseline files, else libjpeg), with a
+ * small memory budget so that huge headers are refused rather than
+ * allocated. Build and run: see build.sh.
  *
  * Besides the sanitizers, a differential oracle: when the DC decode makes
- * the pixels, libjpeg's own 1/8 decode of the file must succeed without a
- * warning (except for progressive files, whose AC scans the DC decode does
- * not read) and, where no chroma upsampling is involved (grey, 4:4:4), give
- * the same bytes. */
+ * the pixels, libjpeg's own decode of the file at the same scale must
+ * succeed without a warning (except for progressive files, whose AC scans
+ * the DC decode does not read) with the same size and, at 1/8 where no
+ * chroma upsampling is involved (grey, 4:4:4), give the same bytes (the 1/4
+ * decode is close to libjpeg's, not equal: jpeg_dc.c, QUARTER). */
 #include "CVipsShim.h"
+#include "decode_to.h"
 
 #include <setjmp.h>
 #include <stddef.h>
@@ -30,10 +33,10 @@ static void ref_message(j_common_ptr c, int level) {
 }
 static void ref_output(j_common_ptr c) { (void) c; }
 
-/* libjpeg's 1/8 decode as libvips runs it, cropped to floor(size / 8).
- * Returns the pixels (NULL on error), *warnings, and whether all components
- * share one sampling (no upsampling). */
-static unsigned char *reference(const uint8_t *buf, size_t len, size_t *w, size_t *h,
+/* libjpeg's 1/shrink decode as libvips runs it, cropped to
+ * floor(size / shrink). Returns the pixels (NULL on error), *warnings, and
+ * whether all components share one sampling (no upsampling). */
+static unsigned char *reference(const uint8_t *buf, size_t len, int shrink, size_t *w, size_t *h,
                                 int *warnings, int *uniform) {
     struct jpeg_decompress_struct cinfo;
     ref_error err;
@@ -58,7 +61,7 @@ static unsigned char *reference(const uint8_t *buf, size_t len, size_t *w, size_
             *uniform = 0;
     cinfo.out_color_space = cinfo.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
     cinfo.scale_num = 1;
-    cinfo.scale_denom = 8;
+    cinfo.scale_denom = (unsigned int) shrink;
     jpeg_start_decompress(&cinfo);
     size_t ow = cinfo.output_width, oh = cinfo.output_height;
     int nb = cinfo.output_components;
@@ -68,7 +71,7 @@ static unsigned char *reference(const uint8_t *buf, size_t len, size_t *w, size_
         jpeg_read_scanlines(&cinfo, &row, 1);
     }
     jpeg_finish_decompress(&cinfo);
-    size_t kw = cinfo.image_width / 8, kh = cinfo.image_height / 8;
+    size_t kw = cinfo.image_width / (size_t) shrink, kh = cinfo.image_height / (size_t) shrink;
     kw = kw < 1 ? 1 : kw > ow ? ow : kw;
     kh = kh < 1 ? 1 : kh > oh ? oh : kh;
     for (size_t y = 0; y < kh; y++)
@@ -98,13 +101,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (pixels.decoder == 1 || pixels.decoder == 2) { /* the DC decode (3: prog_fuzzer.c) */
             size_t w, h;
             int warnings, uniform;
-            unsigned char *ref = reference(data, size, &w, &h, &warnings, &uniform);
+            unsigned char *ref = reference(data, size, shrink, &w, &h, &warnings, &uniform);
             if (!ref)
                 __builtin_trap(); /* the DC decode took a file libjpeg rejects */
             if (warnings && pixels.decoder == 1)
                 __builtin_trap(); /* a baseline file libjpeg warns about */
             if (!warnings && (w != pixels.width || h != pixels.height ||
-                              (uniform && memcmp(ref, pixels.pixels, n) != 0)))
+                              (shrink == 8 && uniform && memcmp(ref, pixels.pixels, n) != 0)))
                 __builtin_trap(); /* not libjpeg's pixels */
             free(ref);
         }

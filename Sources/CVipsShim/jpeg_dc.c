@@ -1,4 +1,5 @@
 /* The 1/8-scale JPEG decode of the common thumbnail case: DC coefficients only.
+ * (And a baseline file's 1/4: see QUARTER below.)
  *
  * At 1/8 scale every 8x8 block becomes one pixel, its DC coefficient.
  * libjpeg still Huffman-decodes all 63 AC coefficients of every block of a
@@ -58,13 +59,15 @@
  *      DHT, DQT and DRI between scans; prepare_scan checks each scan against
  *      libjpeg's rules and builds the Huffman tables it needs (build_huff).
  *   2. Block skipping: skip_ac passes over a sequential block's AC
- *      coefficients; skip_ac_scan passes over a whole progressive AC scan.
+ *      coefficients (at 1/4 keep_low_ac decodes the first three first);
+ *      skip_ac_scan passes over a whole progressive AC scan.
  *   3. DC planes: decode_dc_scan decodes DC coefficients (first passes and
- *      refinements) into one int16 plane per component; dc_complete checks
- *      that every DC coefficient is whole.
- *   4. Upsampling and colour: samples_in_place applies the 1x1 IDCT,
- *      upsample_row brings subsampled chroma to the output size and
- *      js_rows_to_rgb converts YCbCr to RGB.
+ *      refinements) into one int16 plane per component, through
+ *      decode_mcus, one loop per scan kind; dc_complete checks that every
+ *      DC coefficient is whole.
+ *   4. Upsampling and colour: samples_in_place applies the 1x1 IDCT (at 1/4
+ *      quarter_samples the 2x2 one), upsample_row brings subsampled chroma
+ *      to the output size and js_rows_to_rgb converts YCbCr to RGB.
  *
  * jpeg_dc_decode runs them in that order (read_scans drives stages 1 to 3
  * scan by scan, render_pixels does stage 4). */
@@ -76,6 +79,11 @@
 /* The multi-symbol AC skip table's lookahead (JS_LOOK indexes the
  * one-symbol tables). */
 #define MLOOK 12
+/* The DC table's lookahead for a symbol and its magnitude bits together:
+ * most DC differences of a photo take fewer bits than that. Equal to MLOOK,
+ * so that both tables share one union. */
+#define DC_LOOK MLOOK
+#define DC_FAST_LENGTH_SHIFT 16
 
 /* An AC symbol is run << 4 | size. Size 0 is EOB (the rest of the block is
  * zero), or ZRL (sixteen zeros) when the run is 15. */
@@ -97,6 +105,26 @@
 #define IDCT_RANGE_SIZE 1024
 #define IDCT_RANGE_MASK (IDCT_RANGE_SIZE - 1)
 
+/* The 1/4 decode (QUARTER_SHRINK) keeps per block the DC and the AC
+ * coefficients at zigzag 1, 2 and 4 (natural (0,1), (1,0), (1,1)), and
+ * makes each block's 2 x 2 pixels from them: the mean of each 4 x 4 quarter
+ * of the block's 8 x 8 inverse DCT when its other coefficients are zero.
+ * Over a half of the block, cos((2n + 1) k pi / 16) averages to 0 for even
+ * k > 0 and to +-0.6407 for k = 1, so a quarter's mean is
+ * F00 / 8 +- 0.11327 F01 +- 0.11327 F10 +- 0.10263 F11 (F dequantised;
+ * + on the top or left half). libjpeg's 2 x 2 reduced IDCT (jidctred.c)
+ * adds coefficients 3, 5 and 7 of each direction, which photos hold little
+ * of, but which cost the decode of every AC coefficient of the block to
+ * reach; this decode skips them undecoded. The weights are in 1/8192. */
+#define QUARTER_SHRINK 4
+#define QUARTER_CELL 2
+#define QUARTER_AC 3
+#define QUARTER_BITS 13
+#define QUARTER_DC_WEIGHT (1 << (QUARTER_BITS - IDCT_1X1_SHIFT)) /* 1/8 */
+#define QUARTER_EDGE_WEIGHT 928                                  /* 0.11327 */
+#define QUARTER_CORNER_WEIGHT 841                                /* 0.10263 */
+static const uint8_t quarter_zigzag[QUARTER_AC] = { 1, 2, 4 };
+
 /* Bilinear chroma upsampling: tap positions and weights in 1/256 units. */
 #define TAP_BITS 8
 #define TAP_ONE (1 << TAP_BITS)
@@ -111,12 +139,27 @@ typedef struct {
     /* AC skip table, JS_LOOK bits: (bits to drop << 8 | coefficients to
      * advance), 0 = slow. */
     uint16_t skip[1 << JS_LOOK];
-    /* Multi-symbol AC skip, MLOOK bits: drop << 16 | pre << 8 | advance,
-     * where `pre` is the advance before the group's last symbol. */
-    uint32_t multi[1 << MLOOK];
+    union {
+        /* AC: multi-symbol skip, MLOOK bits: drop << 16 | pre << 8 |
+         * advance, where `pre` is the advance before the group's last
+         * symbol. */
+        uint32_t multi[1 << MLOOK];
+        /* DC: a DC symbol and its magnitude bits at once, DC_LOOK bits:
+         * bits to drop << 16 | the difference as 16 bits, 0 = slow (the
+         * code is longer than JS_LOOK bits, or code and magnitude together
+         * longer than DC_LOOK). */
+        uint32_t dc_fast[1 << DC_LOOK];
+    };
+    /* AC at 1/4 (keep_low_ac): a symbol and its magnitude bits at once,
+     * MLOOK bits: AC_FAST_EOB for an end of block, else bits to drop << 24
+     * | run << 16 | the coefficient as 16 bits (ZRL: a run of 15 and a 0);
+     * 0 = slow. */
+    uint32_t ac_fast[1 << MLOOK];
 } dc_huff;
 
-enum huff_use { HUFF_CHECK, HUFF_DC, HUFF_AC };
+/* HUFF_AC_LOW: an AC table for the 1/4 decode, which decodes a block's
+ * first AC coefficients (ac_fast) before it skips the rest. */
+enum huff_use { HUFF_CHECK, HUFF_DC, HUFF_AC, HUFF_AC_LOW };
 
 /* How many coefficients an AC symbol moves past in a sequential block: its
  * run of zeros and the coefficient itself, sixteen zeros for ZRL, or the
@@ -158,15 +201,64 @@ static void fill_multi(dc_huff *h) {
     }
 }
 
-/* Validates `table` (js_build_huff) and, for HUFF_DC and HUFF_AC, fills `h`.
- * Returns 0 or -1. */
+/* The DC symbol-and-difference table, from `look`: for every DC_LOOK bits
+ * that start with a code of at most JS_LOOK bits followed by all of its
+ * magnitude bits, the bits both take and the difference they give
+ * (js_extend's sign extension); 0 where the slow way must decode. */
+static void fill_dc_fast(dc_huff *h) {
+    for (uint32_t j = 0; j < (1u << DC_LOOK); j++) {
+        uint16_t e = h->base.look[j >> (DC_LOOK - JS_LOOK)];
+        int l = e >> 8, size = e & 0xFF;
+        if (!e || l + size > DC_LOOK) {
+            h->dc_fast[j] = 0;
+            continue;
+        }
+        int32_t diff = size ? (int32_t) ((j >> (DC_LOOK - l - size)) & ((1u << size) - 1)) : 0;
+        if (size && diff < (1 << (size - 1)))
+            diff += (int32_t) (~0u << size) + 1;
+        h->dc_fast[j] = (uint32_t) (l + size) << DC_FAST_LENGTH_SHIFT | (uint16_t) (int16_t) diff;
+    }
+}
+
+#define AC_FAST_LENGTH_SHIFT 24
+#define AC_FAST_RUN_SHIFT 16
+#define AC_FAST_EOB 0x80000000u
+
+/* The AC symbol-and-coefficient table (ac_fast), from `look`, as
+ * fill_dc_fast makes the DC one. */
+static void fill_ac_fast(dc_huff *h) {
+    for (uint32_t j = 0; j < (1u << MLOOK); j++) {
+        uint16_t e = h->base.look[j >> (MLOOK - JS_LOOK)];
+        int l = e >> 8, symbol = e & 0xFF, run = symbol >> 4, size = symbol & 15;
+        if (!e || l + size > MLOOK) {
+            h->ac_fast[j] = 0;
+            continue;
+        }
+        if (!size && run != AC_ZRL_RUN) {
+            h->ac_fast[j] = AC_FAST_EOB | (uint32_t) l << AC_FAST_LENGTH_SHIFT;
+            continue;
+        }
+        int32_t value = size ? (int32_t) ((j >> (MLOOK - l - size)) & ((1u << size) - 1)) : 0;
+        if (size && value < (1 << (size - 1)))
+            value += (int32_t) (~0u << size) + 1;
+        h->ac_fast[j] = (uint32_t) (l + size) << AC_FAST_LENGTH_SHIFT | (uint32_t) run << AC_FAST_RUN_SHIFT |
+                        (uint16_t) (int16_t) value;
+    }
+}
+
+/* Validates `table` (js_build_huff) and, for HUFF_DC, HUFF_AC and
+ * HUFF_AC_LOW, fills `h`. Returns 0 or -1. */
 static int build_huff(const js_raw_huff *table, dc_huff *h, enum huff_use use) {
     if (js_build_huff(table, use == HUFF_CHECK ? NULL : &h->base, use == HUFF_DC))
         return -1;
-    if (use == HUFF_AC) {
+    if (use == HUFF_DC)
+        fill_dc_fast(h);
+    if (use == HUFF_AC || use == HUFF_AC_LOW) {
         fill_skip(h);
         fill_multi(h);
     }
+    if (use == HUFF_AC_LOW)
+        fill_ac_fast(h);
     return 0;
 }
 
@@ -177,20 +269,27 @@ static int build_huff(const js_raw_huff *table, dc_huff *h, enum huff_use use) {
 /* What this decoder keeps of a component besides its geometry (js_frame). */
 typedef struct {
     int16_t *dc;     /* DC coefficient per block, pw x ph, row-major; after
-                        samples_in_place, one 8-bit sample per block, stride pw */
+                        samples_in_place, one 8-bit sample per block, stride pw.
+                        At 1/4, a cell of 2 x 2 per block, (2 pw) x (2 ph): the
+                        coefficients (0,0), (0,1) on its first row, (1,0), (1,1)
+                        on its second (see QUARTER) */
     int quant;       /* DC quantiser latched at the component's first scan, -1 before */
+    int quant_low[QUARTER_AC]; /* at 1/4: the quantisers of zigzag 1, 2 and 4, latched with it */
     int scans;       /* sequential files: scans holding this component */
 } dc_component;
 
 /* The whole decode: the frame, the tables as last defined, the planes. */
 typedef struct {
+    int cell;                 /* plane entries per block and side: 1 at 1/8, 2 at 1/4 */
     js_frame f;               /* the frame, and the progression of a progressive file */
     js_stream s;              /* the tables as last defined, the restart interval */
     dc_component comp[JS_MAX_COMPONENTS];
     dc_huff *derived;         /* built tables: DC 0...3 then AC 0...3 (built_dc_table, built_ac_table) */
 } dc_state;
 
-enum scan_kind { SCAN_SEQUENTIAL, SCAN_DC_FIRST, SCAN_DC_REFINE, SCAN_AC };
+/* SCAN_SEQUENTIAL_LOW is a sequential scan decoded at 1/4 (decode_mcus):
+ * it keeps each block's three lowest AC coefficients too. */
+enum scan_kind { SCAN_SEQUENTIAL, SCAN_DC_FIRST, SCAN_DC_REFINE, SCAN_AC, SCAN_SEQUENTIAL_LOW };
 
 static dc_huff *built_dc_table(const dc_state *st, int table) {
     return &st->derived[table];
@@ -261,6 +360,8 @@ static int prepare_tables(dc_state *st, const js_scan *scan, int kind) {
             if (!st->s.quant_defined[table])
                 return -1;
             comp->quant = st->s.quant[table][0];
+            for (int k = 0; k < QUARTER_AC; k++)
+                comp->quant_low[k] = st->s.quant[table][js_natural_order[quarter_zigzag[k]]];
         }
         int d = scan->dc_table[i], a = scan->ac_table[i];
         if (d >= JS_TABLES || a >= JS_TABLES)
@@ -269,7 +370,7 @@ static int prepare_tables(dc_state *st, const js_scan *scan, int kind) {
             if (build_huff(&st->s.dc[d], built_dc_table(st, d), HUFF_DC))
                 return -1;
         if (kind == SCAN_SEQUENTIAL)
-            if (build_huff(&st->s.ac[a], built_ac_table(st, a), HUFF_AC))
+            if (build_huff(&st->s.ac[a], built_ac_table(st, a), st->cell == QUARTER_CELL ? HUFF_AC_LOW : HUFF_AC))
                 return -1;
         if (kind == SCAN_AC)
             if (build_huff(&st->s.ac[a], NULL, HUFF_CHECK))
@@ -290,9 +391,9 @@ static int prepare_scan(dc_state *st, const js_scan *scan) {
  * Stage 2: block skipping
  */
 
-/* Skips the 63 AC coefficients of a sequential block. Returns 0 or -1. */
-static inline int skip_ac(js_bits *b, const dc_huff *ah) {
-    int k = 1;
+/* Skips the AC coefficients of a sequential block from zigzag position k
+ * (1 for all 63) to its end. Returns 0 or -1. */
+static inline __attribute__((always_inline)) int skip_ac(js_bits *b, const dc_huff *ah, int k) {
     while (k < DCTSIZE2) {
         if (b->nbits < JS_SYMBOL_BITS)
             js_refill(b);
@@ -315,6 +416,54 @@ static inline int skip_ac(js_bits *b, const dc_huff *ah) {
         }
     }
     return 0;
+}
+
+/* Decodes a sequential block's AC coefficients at zigzag 1, 2 and 4 into its
+ * cell (`cell[1]`, `cell[stride]`, `cell[stride + 1]`: see QUARTER) and
+ * skips the rest. Coefficients are kept to 16 bits as libjpeg keeps them
+ * (JCOEF). Returns 0 or -1. */
+static inline __attribute__((always_inline)) int keep_low_ac(js_bits *b, const dc_huff *ah, int16_t *cell,
+                                                             size_t stride) {
+    int16_t low[DCTSIZE2 / 8] = { 0, 0, 0, 0, 0, 0, 0, 0 }; /* zigzag 0...7 */
+    int k = 1;
+    while (k <= quarter_zigzag[QUARTER_AC - 1]) {
+        if (b->nbits < JS_SYMBOL_BITS)
+            js_refill(b);
+        uint32_t e = ah->ac_fast[b->acc >> (64 - MLOOK)];
+        if (e) {
+            js_drop(b, (int) ((e >> AC_FAST_LENGTH_SHIFT) & 0x1F));
+            if (e & AC_FAST_EOB) {
+                k = DCTSIZE2;
+                break;
+            }
+            k += (int) ((e >> AC_FAST_RUN_SHIFT) & 15);
+            if (k < DCTSIZE2 / 8)
+                low[k] = (int16_t) (e & 0xFFFF);
+            k++;
+            continue;
+        }
+        int symbol = js_symbol(b, &ah->base);
+        if (symbol < 0)
+            return -1;
+        int run = symbol >> 4, size = symbol & 15;
+        if (!size) {
+            if (run != AC_ZRL_RUN) {
+                k = DCTSIZE2; /* EOB: the rest of the block is zero */
+                break;
+            }
+            k += AC_ZRL_ADVANCE;
+            continue;
+        }
+        k += run;
+        int32_t value = js_extend(b, size);
+        if (k < DCTSIZE2 / 8)
+            low[k] = (int16_t) value;
+        k++;
+    }
+    cell[1] = low[quarter_zigzag[0]];
+    cell[stride] = low[quarter_zigzag[1]];
+    cell[stride + 1] = low[quarter_zigzag[2]];
+    return skip_ac(b, ah, k);
 }
 
 /* Skips a progressive AC scan: the next marker that is not RSTn ends it.
@@ -362,73 +511,163 @@ static int skip_ac_scan(const dc_state *st, const js_scan *scan, const uint8_t *
  * Stage 3: DC planes
  */
 
+/* Where a scan's blocks go: the blocks of one MCU in decode order, each
+ * with its component's position in the scan and its offset from the MCU's
+ * first block in that component's plane; and per component of the scan the
+ * plane, its stride, and how far the MCU's first block moves per MCU across
+ * and per MCU row down. A one-component scan has one block per MCU. A block
+ * is a cell of st->cell x st->cell plane entries (1 x 1 at 1/8). */
+typedef struct {
+    int blocks;                                /* blocks per MCU, 1...10 */
+    int scan_comp[JS_MAX_BLOCKS_IN_MCU];       /* per block: its component (index in the scan) */
+    size_t offset[JS_MAX_BLOCKS_IN_MCU];       /* per block: from the MCU's first block, in entries */
+    int16_t *plane[JS_MAX_SCAN_COMPONENTS];
+    size_t stride[JS_MAX_SCAN_COMPONENTS];     /* entries per plane row: pw x cell */
+    size_t across[JS_MAX_SCAN_COMPONENTS];     /* h cells (1 for a one-component scan) */
+    size_t down[JS_MAX_SCAN_COMPONENTS];       /* v rows of cells (1 row) */
+    size_t mcus_x, mcus_y;
+} mcu_layout;
+
+static void layout_scan(const dc_state *st, const js_scan *scan, mcu_layout *m) {
+    const js_frame *f = &st->f;
+    int n = scan->n;
+    /* A one-component scan covers that component's real blocks, one block an
+     * MCU; an interleaved scan covers the MCU grid, h x v blocks each. */
+    m->mcus_x = n == 1 ? f->comp[scan->comp[0]].bw : f->mcux;
+    m->mcus_y = n == 1 ? f->comp[scan->comp[0]].bh : f->mcuy;
+    m->blocks = 0;
+    size_t cell = (size_t) st->cell;
+    for (int i = 0; i < n; i++) {
+        const js_component *g = &f->comp[scan->comp[i]];
+        int h = n == 1 ? 1 : g->h, v = n == 1 ? 1 : g->v;
+        size_t stride = g->pw * cell;
+        m->plane[i] = st->comp[scan->comp[i]].dc;
+        m->stride[i] = stride;
+        m->across[i] = (size_t) h * cell;
+        m->down[i] = (size_t) v * cell * stride;
+        /* js_mcu_fits (classify_scan) has kept this within 10 blocks. */
+        for (int by = 0; by < v; by++)
+            for (int bx = 0; bx < h; bx++) {
+                m->scan_comp[m->blocks] = i;
+                m->offset[m->blocks] = (size_t) by * cell * stride + (size_t) bx * cell;
+                m->blocks++;
+            }
+    }
+}
+
+/* The next DC difference: a symbol and its magnitude bits, by one lookup of
+ * DC_LOOK bits when they fit, else symbol then bits. Returns 0 with *diff,
+ * or -1 for a bad code. */
+static inline __attribute__((always_inline)) int dc_difference(js_bits *b, const dc_huff *h, int32_t *diff) {
+    if (b->nbits < JS_SYMBOL_BITS)
+        js_refill(b);
+    uint32_t e = h->dc_fast[b->acc >> (64 - DC_LOOK)];
+    if (e) {
+        js_drop(b, (int) (e >> DC_FAST_LENGTH_SHIFT));
+        *diff = (int16_t) (e & 0xFFFF);
+        return 0;
+    }
+    int size = js_symbol(b, &h->base);
+    if (size < 0)
+        return -1;
+    *diff = js_extend(b, size);
+    return 0;
+}
+
+/* The MCUs of a scan of `kind` into the DC planes, with restart intervals of
+ * `restart` MCUs (0 for none). Inlined with `kind` a constant at each call
+ * (decode_dc_scan), so that each kind has a loop of its own without
+ * per-block tests of the kind; and with `restart` a constant 0 for the usual
+ * file, whose loop then never hands the bit reader to a function that is not
+ * inlined, so that the reader lives in registers (it is a local copy of
+ * `*reader`, written back at the end). Returns 0 or -1. */
+static inline __attribute__((always_inline)) int decode_mcus(const dc_state *st, const js_scan *scan,
+                                                             const mcu_layout *m, enum scan_kind kind,
+                                                             unsigned restart, js_bits *reader) {
+    js_bits bits_in_registers = *reader, *b = &bits_in_registers;
+    const dc_huff *dct[JS_MAX_SCAN_COMPONENTS], *act[JS_MAX_SCAN_COMPONENTS];
+    for (int i = 0; i < scan->n; i++) {
+        dct[i] = built_dc_table(st, scan->dc_table[i]);
+        act[i] = built_ac_table(st, scan->ac_table[i]);
+    }
+    const int Al = scan->Al, blocks = m->blocks;
+    int32_t pred[JS_MAX_SCAN_COMPONENTS] = { 0, 0, 0, 0 };
+    unsigned left = restart;
+    int next_rst = 0;
+    int16_t *origin[JS_MAX_SCAN_COMPONENTS];
+    for (size_t my = 0; my < m->mcus_y; my++) {
+        for (int i = 0; i < scan->n; i++)
+            origin[i] = m->plane[i] + my * m->down[i];
+        for (size_t mx = 0; mx < m->mcus_x; mx++) {
+            if (js_restart_dc(b, restart, &left, &next_rst, pred))
+                return -1;
+            if (kind == SCAN_DC_REFINE) {
+                /* One bit per block, in block order: taken at once. */
+                if (b->nbits < blocks)
+                    js_refill(b);
+                uint64_t bits = b->acc;
+                js_drop(b, blocks);
+                for (int k = 0; k < blocks; k++, bits <<= 1)
+                    origin[m->scan_comp[k]][m->offset[k]] |= (int16_t) ((int) (bits >> 63) << Al);
+            } else {
+                for (int k = 0; k < blocks; k++) {
+                    int i = m->scan_comp[k];
+                    int32_t diff;
+                    if (dc_difference(b, dct[i], &diff))
+                        return -1;
+                    int16_t *block = origin[i] + m->offset[k];
+                    if (kind == SCAN_SEQUENTIAL || kind == SCAN_SEQUENTIAL_LOW) {
+                        /* jdhuff.c lets the prediction wrap. */
+                        pred[i] = (int32_t) ((uint32_t) pred[i] + (uint32_t) diff);
+                        *block = (int16_t) pred[i];
+                        if (kind == SCAN_SEQUENTIAL ? skip_ac(b, act[i], 1)
+                                                    : keep_low_ac(b, act[i], block, m->stride[i]))
+                            return -1;
+                    } else {
+                        /* jdphuff.c stops at an overflow; the value is
+                         * shifted by Al and kept to 16 bits. */
+                        int64_t sum = (int64_t) pred[i] + diff;
+                        if (sum > INT32_MAX || sum < INT32_MIN)
+                            return -1;
+                        pred[i] = (int32_t) sum;
+                        *block = (int16_t) ((uint32_t) pred[i] << Al);
+                    }
+                }
+            }
+            for (int i = 0; i < scan->n; i++)
+                origin[i] += m->across[i];
+            if (js_overrun(b))
+                return -1; /* bits taken from past the end of the data: truncated */
+        }
+    }
+    *reader = bits_in_registers;
+    return 0;
+}
+
 /* Decodes a sequential, DC first or DC refinement scan into the DC planes.
  * Sets *next to the byte after the scan's data (where a marker must start).
  * Returns 0 or -1. */
 static int decode_dc_scan(dc_state *st, const js_scan *scan, int kind, const uint8_t **next) {
-    int n = scan->n;
-    /* A one-component scan covers that component's real blocks, one block an
-     * MCU; an interleaved scan covers the MCU grid, h x v blocks each. */
-    const js_frame *f = &st->f;
-    size_t mcus_x = n == 1 ? f->comp[scan->comp[0]].bw : f->mcux;
-    size_t mcus_y = n == 1 ? f->comp[scan->comp[0]].bh : f->mcuy;
-    int bh[JS_MAX_SCAN_COMPONENTS], bv[JS_MAX_SCAN_COMPONENTS];
-    const dc_huff *dct[JS_MAX_SCAN_COMPONENTS], *act[JS_MAX_SCAN_COMPONENTS];
-    for (int i = 0; i < n; i++) {
-        bh[i] = n == 1 ? 1 : f->comp[scan->comp[i]].h;
-        bv[i] = n == 1 ? 1 : f->comp[scan->comp[i]].v;
-        dct[i] = built_dc_table(st, scan->dc_table[i]);
-        act[i] = built_ac_table(st, scan->ac_table[i]);
-    }
-    int Al = scan->Al;
-    int16_t refine_bit = (int16_t) (1 << Al);
-
+    mcu_layout m;
+    layout_scan(st, scan, &m);
     js_bits b = { scan->data, st->s.end, 0, 0, 0, 0 };
-    int32_t pred[JS_MAX_SCAN_COMPONENTS] = { 0, 0, 0, 0 };
-    unsigned restart = st->s.restart_interval, left = restart;
-    int next_rst = 0;
-    for (size_t my = 0; my < mcus_y; my++) {
-        for (size_t mx = 0; mx < mcus_x; mx++) {
-            if (js_restart_dc(&b, restart, &left, &next_rst, pred))
-                return -1;
-            for (int i = 0; i < n; i++) {
-                int16_t *plane = st->comp[scan->comp[i]].dc;
-                size_t pw = f->comp[scan->comp[i]].pw;
-                for (int by = 0; by < bv[i]; by++) {
-                    int16_t *row = plane + (my * (size_t) bv[i] + (size_t) by) * pw +
-                                   mx * (size_t) bh[i];
-                    for (int bx = 0; bx < bh[i]; bx++) {
-                        if (kind == SCAN_DC_REFINE) {
-                            if (js_get_bit(&b))
-                                row[bx] |= refine_bit;
-                            continue;
-                        }
-                        int size = js_symbol(&b, &dct[i]->base);
-                        if (size < 0)
-                            return -1;
-                        int32_t diff = js_extend(&b, size);
-                        if (kind == SCAN_SEQUENTIAL) {
-                            /* jdhuff.c lets the prediction wrap. */
-                            pred[i] = (int32_t) ((uint32_t) pred[i] + (uint32_t) diff);
-                            row[bx] = (int16_t) pred[i];
-                            if (skip_ac(&b, act[i]))
-                                return -1;
-                        } else {
-                            /* jdphuff.c stops at an overflow; the value is
-                             * shifted by Al and kept to 16 bits. */
-                            int64_t sum = (int64_t) pred[i] + diff;
-                            if (sum > INT32_MAX || sum < INT32_MIN)
-                                return -1;
-                            pred[i] = (int32_t) sum;
-                            row[bx] = (int16_t) ((uint32_t) pred[i] << Al);
-                        }
-                    }
-                }
-            }
-            if (js_overrun(&b))
-                return -1; /* bits taken from past the end of the data: truncated */
-        }
-    }
+    unsigned restart = st->s.restart_interval;
+    int status;
+    /* Only sequential files come here at 1/4 (jpeg_dc_decode). */
+    if (kind == SCAN_SEQUENTIAL && st->cell == QUARTER_CELL)
+        kind = SCAN_SEQUENTIAL_LOW;
+    if (restart)
+        status = kind == SCAN_SEQUENTIAL     ? decode_mcus(st, scan, &m, SCAN_SEQUENTIAL, restart, &b)
+               : kind == SCAN_SEQUENTIAL_LOW ? decode_mcus(st, scan, &m, SCAN_SEQUENTIAL_LOW, restart, &b)
+               : kind == SCAN_DC_FIRST       ? decode_mcus(st, scan, &m, SCAN_DC_FIRST, restart, &b)
+                                             : decode_mcus(st, scan, &m, SCAN_DC_REFINE, restart, &b);
+    else
+        status = kind == SCAN_SEQUENTIAL     ? decode_mcus(st, scan, &m, SCAN_SEQUENTIAL, 0, &b)
+               : kind == SCAN_SEQUENTIAL_LOW ? decode_mcus(st, scan, &m, SCAN_SEQUENTIAL_LOW, 0, &b)
+               : kind == SCAN_DC_FIRST       ? decode_mcus(st, scan, &m, SCAN_DC_FIRST, 0, &b)
+                                             : decode_mcus(st, scan, &m, SCAN_DC_REFINE, 0, &b);
+    if (status)
+        return -1;
     /* Only the padding of the last byte may follow the last MCU. */
     if (js_leftover(&b))
         return -1;
@@ -506,15 +745,68 @@ static uint8_t idct_1x1(int16_t coefficient, int quant) {
     return (uint8_t) (index - (IDCT_RANGE_SIZE - SAMPLE_CENTER)); /* -128...-1 */
 }
 
+/* idct_1x1's last step for every low 10 bits of the descaled value: the
+ * range-limit table. */
+static void fill_range_limit(uint8_t range[IDCT_RANGE_SIZE]) {
+    for (int index = 0; index < IDCT_RANGE_SIZE; index++)
+        range[index] = idct_1x1((int16_t) (index << IDCT_1X1_SHIFT), 1);
+}
+
 /* Turns a component's coefficient plane into samples, in place: sample i
  * (byte i) is written after coefficient i (bytes 2i, 2i + 1) is read, and
  * never over a coefficient still to read. The plane keeps its stride of pw
- * samples. */
-static uint8_t *samples_in_place(const js_component *g, dc_component *comp) {
+ * samples. idct_1x1 with its range limit looked up in `range`. */
+static uint8_t *samples_in_place(const js_component *g, dc_component *comp,
+                                 const uint8_t range[IDCT_RANGE_SIZE]) {
     uint8_t *samples = (uint8_t *) comp->dc;
     size_t count = g->pw * g->ph;
-    for (size_t i = 0; i < count; i++)
-        samples[i] = idct_1x1(comp->dc[i], comp->quant);
+    int32_t quant = (int16_t) comp->quant;
+    for (size_t i = 0; i < count; i++) {
+        int32_t value = (int32_t) comp->dc[i] * quant;
+        samples[i] = range[((value + (1 << (IDCT_1X1_SHIFT - 1))) >> IDCT_1X1_SHIFT) & IDCT_RANGE_MASK];
+    }
+    return samples;
+}
+
+static inline uint8_t clamp_sample(int32_t value) {
+    return (uint8_t) (value < 0 ? 0 : value > SAMPLE_MAX ? SAMPLE_MAX : value);
+}
+
+/* A dequantised coefficient kept within 16 bits: a photo's never leave them
+ * (8-bit samples keep them within about 2^14), so this changes only damaged
+ * data, and keeps the weighted sums of quarter_samples within 32 bits. */
+static inline int32_t dequantised(int16_t coefficient, int32_t quant) {
+    int32_t value = (int32_t) coefficient * quant;
+    return value < INT16_MIN ? INT16_MIN : value > INT16_MAX ? INT16_MAX : value;
+}
+
+/* At 1/4: a component's cells of coefficients into 2 x 2 samples each
+ * (QUARTER), in place: the samples take the plane's first bytes, with a
+ * stride of pw x 2 bytes. A row of cells is copied into `row` (pw x 4
+ * entries) first, as its samples overwrite the bytes of coefficients of
+ * that row and earlier ones only. Out-of-range values are clamped. */
+static uint8_t *quarter_samples(const js_component *g, dc_component *comp, int16_t *row) {
+    size_t stride = g->pw * QUARTER_CELL;
+    uint8_t *samples = (uint8_t *) comp->dc;
+    /* 16-bit quantisers, as libjpeg multiplies them (idct_1x1). */
+    int32_t q00 = (int16_t) comp->quant, q01 = (int16_t) comp->quant_low[0];
+    int32_t q10 = (int16_t) comp->quant_low[1], q11 = (int16_t) comp->quant_low[2];
+    const int16_t *top = row, *bottom = row + stride;
+    for (size_t r = 0; r < g->ph; r++) {
+        memcpy(row, comp->dc + QUARTER_CELL * r * stride, sizeof(int16_t) * QUARTER_CELL * stride);
+        uint8_t *upper = samples + QUARTER_CELL * r * stride, *lower = upper + stride;
+        for (size_t x = 0; x < stride; x += QUARTER_CELL) {
+            int32_t dc = dequantised(top[x], q00) * QUARTER_DC_WEIGHT + (SAMPLE_CENTER << QUARTER_BITS) +
+                         (1 << (QUARTER_BITS - 1));
+            int32_t across = dequantised(top[x + 1], q01) * QUARTER_EDGE_WEIGHT;
+            int32_t down = dequantised(bottom[x], q10) * QUARTER_EDGE_WEIGHT;
+            int32_t corner = dequantised(bottom[x + 1], q11) * QUARTER_CORNER_WEIGHT;
+            upper[x] = clamp_sample((dc + across + down + corner) >> QUARTER_BITS);
+            upper[x + 1] = clamp_sample((dc - across + down - corner) >> QUARTER_BITS);
+            lower[x] = clamp_sample((dc + across - down - corner) >> QUARTER_BITS);
+            lower[x + 1] = clamp_sample((dc - across - down + corner) >> QUARTER_BITS);
+        }
+    }
     return samples;
 }
 
@@ -538,10 +830,14 @@ typedef struct {
     int rx, ry;         /* how many times sparser than the output */
     int cols, rows;     /* samples holding real pixels (the rest is MCU padding) */
     int *x0, *x1, *wx;  /* per output column: the two taps and the weight of x1 */
+    int32_t *blend;     /* scratch: the plane's columns blended between two rows */
 } upsample_plane;
 
 /* Output row y of a plane: copied when the plane is at full size, else
- * bilinear between two rows and two columns. */
+ * bilinear between two rows and two columns. The rows are blended first,
+ * once per plane column (`blend`), then the columns per output pixel: the
+ * same sum of four products, in exact integers, as blending each row's two
+ * columns first. */
 static void upsample_row(const upsample_plane *p, size_t y, size_t ow, uint8_t *line) {
     int y0, y1, wy;
     tap((int) y, p->ry, p->rows, &y0, &y1, &wy);
@@ -551,11 +847,13 @@ static void upsample_row(const upsample_plane *p, size_t y, size_t ow, uint8_t *
         memcpy(line, r0, ow);
         return;
     }
+    int32_t *blend = p->blend;
+    for (int i = 0; i < p->cols; i++)
+        blend[i] = r0[i] * (TAP_ONE - wy) + r1[i] * wy;
     for (size_t x = 0; x < ow; x++) {
-        int a = p->x0[x], bb = p->x1[x], w = p->wx[x];
-        int top = r0[a] * (TAP_ONE - w) + r0[bb] * w;
-        int bottom = r1[a] * (TAP_ONE - w) + r1[bb] * w;
-        line[x] = (uint8_t) ((top * (TAP_ONE - wy) + bottom * wy + (1 << (2 * TAP_BITS - 1))) >> (2 * TAP_BITS));
+        int w = p->wx[x];
+        line[x] = (uint8_t) ((blend[p->x0[x]] * (TAP_ONE - w) + blend[p->x1[x]] * w + (1 << (2 * TAP_BITS - 1))) >>
+                             (2 * TAP_BITS));
     }
 }
 
@@ -565,9 +863,14 @@ static int render_colour(const dc_state *st, uint8_t *const samples[JS_MAX_COMPO
                          size_t oh, uint8_t *out) {
     int *taps = malloc(sizeof(int) * 3 * JS_MAX_COMPONENTS * ow);
     uint8_t *scratch = malloc(JS_MAX_COMPONENTS * ow);
-    if (!taps || !scratch) {
+    size_t widest = 0;
+    for (int i = 0; i < JS_MAX_COMPONENTS; i++)
+        widest = st->f.comp[i].bw * (size_t) st->cell > widest ? st->f.comp[i].bw * (size_t) st->cell : widest;
+    int32_t *blend = malloc(sizeof(int32_t) * widest);
+    if (!taps || !scratch || !blend) {
         free(taps);
         free(scratch);
+        free(blend);
         return -1;
     }
     upsample_plane plane[JS_MAX_COMPONENTS];
@@ -576,14 +879,15 @@ static int render_colour(const dc_state *st, uint8_t *const samples[JS_MAX_COMPO
         const js_component *comp = &st->f.comp[i];
         upsample_plane *p = &plane[i];
         p->samples = samples[i];
-        p->stride = comp->pw;
+        p->stride = comp->pw * (size_t) st->cell;
         p->rx = st->f.hmax / comp->h;
         p->ry = st->f.vmax / comp->v;
-        p->cols = (int) comp->bw;
-        p->rows = (int) comp->bh;
+        p->cols = (int) comp->bw * st->cell;
+        p->rows = (int) comp->bh * st->cell;
         p->x0 = taps + (3 * i) * ow;
         p->x1 = taps + (3 * i + 1) * ow;
         p->wx = taps + (3 * i + 2) * ow;
+        p->blend = blend; /* one plane's row at a time */
         for (size_t x = 0; x < ow; x++)
             tap((int) x, p->rx, p->cols, &p->x0[x], &p->x1[x], &p->wx[x]);
         line[i] = scratch + (size_t) i * ow;
@@ -593,6 +897,7 @@ static int render_colour(const dc_state *st, uint8_t *const samples[JS_MAX_COMPO
             upsample_row(&plane[i], y, ow, line[i]);
         js_rows_to_rgb(st->f.ycc, line[0], line[1], line[2], ow, out + y * ow * 3);
     }
+    free(blend);
     free(scratch);
     free(taps);
     return 0;
@@ -603,11 +908,23 @@ static int render_colour(const dc_state *st, uint8_t *const samples[JS_MAX_COMPO
  * -1 (out of memory). */
 static int render_pixels(dc_state *st, size_t ow, size_t oh, uint8_t *out) {
     uint8_t *samples[JS_MAX_COMPONENTS];
+    uint8_t range[IDCT_RANGE_SIZE];
+    fill_range_limit(range);
+    int16_t *row = NULL;
+    if (st->cell == QUARTER_CELL) {
+        size_t widest = 0;
+        for (int c = 0; c < st->f.nc; c++)
+            widest = st->f.comp[c].pw > widest ? st->f.comp[c].pw : widest;
+        if (!(row = malloc(sizeof(int16_t) * QUARTER_CELL * QUARTER_CELL * widest)))
+            return -1;
+    }
     for (int c = 0; c < st->f.nc; c++)
-        samples[c] = samples_in_place(&st->f.comp[c], &st->comp[c]);
+        samples[c] = row ? quarter_samples(&st->f.comp[c], &st->comp[c], row)
+                         : samples_in_place(&st->f.comp[c], &st->comp[c], range);
+    free(row);
     if (st->f.nc == 1) {
         for (size_t y = 0; y < oh; y++)
-            memcpy(out + y * ow, samples[0] + y * st->f.comp[0].pw, ow);
+            memcpy(out + y * ow, samples[0] + y * st->f.comp[0].pw * (size_t) st->cell, ow);
         return 0;
     }
     return render_colour(st, samples, ow, oh, out);
@@ -617,21 +934,22 @@ static int render_pixels(dc_state *st, size_t ow, size_t oh, uint8_t *out) {
  * The decode
  */
 
-/* floor(size / 8), at least 1: libvips's loader drops the last, partial
- * pixel of a shrunk JPEG, and both paths must agree. */
-static size_t output_size(size_t size) {
-    return size / DCTSIZE ? size / DCTSIZE : 1;
+/* floor(size / shrink), at least 1: libvips's loader drops the last,
+ * partial pixel of a shrunk JPEG, and both paths must agree. */
+static size_t output_size(size_t size, int shrink) {
+    return size / (size_t) shrink ? size / (size_t) shrink : 1;
 }
 
 /* Whether the image (ow x oh x nc bytes) and the DC planes (two bytes per
- * block) fit in `max_bytes` together. */
+ * block; at 1/4 a cell of four coefficients, 8 bytes) fit in `max_bytes`
+ * together. */
 static int fits_budget(const dc_state *st, size_t ow, size_t oh, size_t max_bytes) {
     const js_frame *f = &st->f;
     if (oh > max_bytes / ((size_t) f->nc * ow))
         return 0;
-    size_t plane_bytes = 0;
+    size_t plane_bytes = 0, entries = (size_t) (st->cell * st->cell);
     for (int c = 0; c < f->nc; c++)
-        plane_bytes += sizeof(int16_t) * f->comp[c].pw * f->comp[c].ph;
+        plane_bytes += sizeof(int16_t) * entries * f->comp[c].pw * f->comp[c].ph;
     /* The image fits (checked above), so this does not wrap. */
     return plane_bytes + (size_t) f->nc * ow * oh <= max_bytes;
 }
@@ -643,8 +961,10 @@ static int allocate_planes(dc_state *st) {
     st->derived = malloc(sizeof(dc_huff) * 2 * JS_TABLES);
     if (!st->derived)
         return -1;
+    size_t entries = (size_t) (st->cell * st->cell);
     for (int c = 0; c < st->f.nc; c++) {
-        st->comp[c].dc = calloc(st->f.comp[c].pw * st->f.comp[c].ph, sizeof(int16_t));
+        size_t count = entries * st->f.comp[c].pw * st->f.comp[c].ph;
+        st->comp[c].dc = calloc(count, sizeof(int16_t));
         if (!st->comp[c].dc)
             return -1;
     }
@@ -657,15 +977,22 @@ static void release_planes(dc_state *st) {
     free(st->derived);
 }
 
-int jpeg_dc_decode(j_decompress_ptr cinfo, const uint8_t *end, size_t max_bytes,
+int jpeg_dc_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, size_t max_bytes,
                    uint8_t **pixels_out, size_t *width_out, size_t *height_out,
                    int *bands_out, int *decoder_out) {
     dc_state st;
     memset(&st, 0, sizeof st);
+    if (shrink != DCTSIZE && shrink != QUARTER_SHRINK)
+        return -1;
+    st.cell = shrink == QUARTER_SHRINK ? QUARTER_CELL : 1;
     if (setup_frame(&st, cinfo))
         return -1;
+    /* 1/4 takes sequential files only: a progressive file's low AC
+     * coefficients come in scans of their own. */
+    if (st.cell == QUARTER_CELL && st.f.progressive)
+        return -1;
     js_stream_init(&st.s, cinfo, end);
-    size_t ow = output_size(st.f.width), oh = output_size(st.f.height);
+    size_t ow = output_size(st.f.width, shrink), oh = output_size(st.f.height, shrink);
     if (!fits_budget(&st, ow, oh, max_bytes))
         return -1;
 

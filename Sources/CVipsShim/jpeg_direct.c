@@ -254,12 +254,13 @@ int shim_jpeg_direct_decode_path(const void *buf, size_t len, int path, int shri
     /* Only the path the caller chose (Swift's JPEGPathRule): a path that
      * declines fails here, and the caller plans the next one. */
     if (path == SHIM_JPEG_PATH_DC) {
-        if (shrink != 8)
+        if (shrink != 8 && shrink != 4)
             goto done;
-        /* DC coefficients alone make the 1/8 image (jpeg_dc.c). */
+        /* DC coefficients alone make the 1/8 image, and with the three
+         * lowest AC coefficients a baseline file's 1/4 image (jpeg_dc.c). */
         uint8_t *dc = NULL;
         int decoder;
-        if (jpeg_dc_decode(&cinfo, (const uint8_t *) buf + len, max_bytes,
+        if (jpeg_dc_decode(&cinfo, (const uint8_t *) buf + len, shrink, max_bytes,
                            &dc, &width, &height, &bands, &decoder) == 0) {
             fill_result(out, dc, width, height, bands, xres, yres, orientation,
                         icc, profile_length, decoder);

@@ -244,7 +244,7 @@ static inline int js_get_bit(js_bits *b) {
 }
 
 /* `n` (0...15) magnitude bits, sign-extended (F.2.2.1). */
-static inline int32_t js_extend(js_bits *b, int n) {
+static inline __attribute__((always_inline)) int32_t js_extend(js_bits *b, int n) {
     if (!n)
         return 0;
     int32_t v = (int32_t) js_get_bits(b, n);

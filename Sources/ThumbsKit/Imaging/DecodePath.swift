@@ -2,7 +2,10 @@
 /// `DecoderList` (the RAW and HEIF entries name two each). The raw values are the keys of stats.json's
 /// `decoders` object and of the `item` log event.
 public enum DecodePath: String, Sendable, Codable, CaseIterable {
-    /// Baseline JPEG at 1/8: DC coefficients only, AC skipped by table (`jpeg_dc.c`).
+    /// Baseline JPEG at 1/8: DC coefficients only, AC skipped by table
+    /// (`jpeg_dc.c`). At 1/4, the same walk keeps each block's three lowest
+    /// AC coefficients for a 2×2 inverse DCT: a scale of the same entry,
+    /// which refuses and falls back to libjpeg as it does at 1/8.
     case jpegDC = "jpeg-dc"
     /// Progressive JPEG at 1/8: its DC scans only; AC scans are never decoded.
     case jpegDCProgressive = "jpeg-dc-progressive"

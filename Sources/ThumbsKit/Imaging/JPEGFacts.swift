@@ -57,6 +57,12 @@ public struct JPEGFacts: Sendable, Hashable {
     /// Memory a decode on `path` holds at its peak, besides the source bytes.
     public func peakBytes(path: DecodePath, shrink: Int) -> Int {
         switch path {
+        case .jpegDC where shrink == 4:
+            // A baseline file's 2×2 decode: four 2-byte coefficients per
+            // block and component (twice the 1/4 image, MCU padding
+            // aside: an MCU of 16 rows and columns at most), then the image.
+            let padded = ThumbnailGeometry.jpegDecodedSize(width: width + 16, height: height + 16, shrink: 4)
+            return 2 * padded.width * padded.height * max(1, components) + decodedBytes(shrink: 4)
         case .jpegDC, .jpegDCProgressive:
             // One byte per block and component, plus the 1/8 image.
             return 2 * decodedBytes(shrink: 8)

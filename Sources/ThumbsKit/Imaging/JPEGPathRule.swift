@@ -12,6 +12,15 @@ enum JPEGPathRule {
     ///   away (CMYK, YCCK, 12-bit, arithmetic coding): libvips.
     /// - 1/8 scale serves every box and the frame suits it: the DC-only
     ///   decode, for baseline and progressive files alike.
+    /// - A baseline file at 1/4 whose frame suits the DC decode, while its
+    ///   planes fit the per-image `pixelBudget`: the DC entry's 2×2 decode,
+    ///   which walks every AC symbol as the 1/8 decode does but keeps each
+    ///   block's three lowest AC coefficients (zigzag 1, 2, 4) and skips
+    ///   the rest undecoded, where libjpeg decodes all 64 for its 2×2
+    ///   reduced IDCT. Its pixels are within about 50 dB of libjpeg's
+    ///   (`jpeg_dc.c`, QUARTER). A progressive file at 1/4 keeps the
+    ///   compact decode below: its low AC coefficients come in scans of
+    ///   their own.
     /// - A progressive file at 1/2 or 1/4 whose frame suits it: the compact
     ///   decode, which keeps the 4×4 low coefficients of each block (all 64
     ///   where libjpeg would use an 8×8 IDCT, as for 4:2:0 chroma at 1/2)
@@ -28,7 +37,7 @@ enum JPEGPathRule {
     ///   which holds all their coefficients, and the run's `MemoryBudget`
     ///   admits such decodes by size.
     ///
-    /// The DC and compact decodes are followed by libjpeg at the same scale
+    /// The DC (1/8 and 1/4) and compact decodes are followed by libjpeg at the same scale
     /// (their scans may still refuse them). A decode that fails on every
     /// JPEG path named (damaged data, anything libjpeg would warn about)
     /// goes to libvips, the list's last entry, so that `--fail-on` gives one
@@ -36,6 +45,10 @@ enum JPEGPathRule {
     static func candidates(jpeg: JPEGFacts?, shrink: Int, keepMetadata: Bool, pixelBudget: Int) -> [DecodePath] {
         guard !keepMetadata, let jpeg, jpeg.directlyDecodable else { return [] }
         if shrink == 8 && jpeg.dcCapable { return [jpeg.progressive ? .jpegDCProgressive : .jpegDC, .libjpeg] }
+        if shrink == 4 && !jpeg.progressive && jpeg.dcCapable && jpeg.peakBytes(path: .jpegDC, shrink: 4) <= pixelBudget {
+            // The DC decode's planes outweigh libjpeg's pixels: libjpeg fits too.
+            return [.jpegDC, .libjpeg]
+        }
         if jpeg.progressive && jpeg.compactBytes(shrink: shrink) > 0 { return [.jpegProgressive, .libjpeg] }
         if jpeg.progressive { return [.libjpeg] }
         return jpeg.decodedBytes(shrink: shrink) <= pixelBudget ? [.libjpeg] : []

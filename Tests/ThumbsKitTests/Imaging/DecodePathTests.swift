@@ -20,6 +20,12 @@ final class DecodePathTests: TemporaryFolderTestCase {
         XCTAssertEqual(DecodePath.choose(jpeg: facts(), shrink: 8, keepMetadata: false, pixelBudget: budget), .jpegDC)
         XCTAssertEqual(DecodePath.choose(jpeg: facts(progressive: true), shrink: 8, keepMetadata: false, pixelBudget: budget), .jpegDCProgressive)
         XCTAssertEqual(DecodePath.choose(jpeg: facts(), shrink: 2, keepMetadata: false, pixelBudget: budget), .libjpeg)
+        XCTAssertEqual(JPEGPathRule.candidates(jpeg: facts(), shrink: 4, keepMetadata: false, pixelBudget: budget), [.jpegDC, .libjpeg],
+                       "a baseline file at 1/4: the DC entry's 2x2 decode, then libjpeg")
+        XCTAssertEqual(DecodePath.choose(jpeg: facts(progressive: true), shrink: 4, keepMetadata: false, pixelBudget: budget), .libjpeg,
+                       "a progressive file at 1/4 never takes the DC entry (here the compact decode refuses its frame)")
+        XCTAssertEqual(DecodePath.choose(jpeg: facts(width: 10000, height: 7500), shrink: 4, keepMetadata: false, pixelBudget: budget),
+                       .libjpeg, "the 2x2 decode's planes and pixels (42 MB) are over the budget, libjpeg's 14 MB of pixels are not")
         XCTAssertEqual(DecodePath.choose(jpeg: facts(), shrink: 1, keepMetadata: false, pixelBudget: budget), .libvips,
                        "36 MB of pixels stream through libvips in strips")
         XCTAssertEqual(DecodePath.choose(jpeg: facts(progressive: true), shrink: 1, keepMetadata: false, pixelBudget: budget), .libjpeg,
@@ -88,8 +94,8 @@ final class DecodePathTests: TemporaryFolderTestCase {
         let settings = OutputSettings(sizes: [ThumbSize(width: 256, height: 256)])
         let decoded = try data.withUnsafeBytes { try Thumbnailer.decode($0, settings: settings, limits: DecodeLimits()) }
         guard case .pixels(let pixels) = decoded.stage else { return XCTFail("a plain JPEG takes a direct path") }
-        XCTAssertGreaterThanOrEqual(pixels.width, 256)
-        XCTAssertEqual(decoded.decoder, .libjpeg)
+        XCTAssertEqual([pixels.width, pixels.height], [2047 / 4, 1535 / 4])
+        XCTAssertEqual(decoded.decoder, .jpegDC, "1/4: the DC entry's 2x2 decode")
         let thumbnails = try Thumbnailer.finish(decoded, settings: settings).thumbnails
         XCTAssertEqual(thumbnails.map { [$0.width, $0.height] }, [[256, 192]])
     }

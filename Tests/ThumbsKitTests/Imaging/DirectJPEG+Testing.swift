@@ -10,10 +10,15 @@ extension DirectJPEG {
     }
 
     /// Every JPEG path that can take the scale, in the pipeline's order (DC
-    /// at 1/8, the compact progressive decode at 1/1 to 1/4, then libjpeg),
-    /// whatever `JPEGPathRule` would choose: the first that decodes.
+    /// at 1/8, and for baseline files at 1/4; the compact progressive decode
+    /// at 1/1 to 1/4, then libjpeg), whatever `JPEGPathRule` would choose:
+    /// the first that decodes.
     static func decode(_ bytes: UnsafeRawBufferPointer, shrink: Int, target: PixelSize? = nil, memoryBudget: Int) -> DecodedPixels? {
-        let paths: [DecodePath] = shrink == 8 ? [.jpegDC, .libjpeg] : [.jpegProgressive, .libjpeg]
+        let paths: [DecodePath] = switch shrink {
+        case 8: [.jpegDC, .libjpeg]
+        case 4: [.jpegDC, .jpegProgressive, .libjpeg]
+        default: [.jpegProgressive, .libjpeg]
+        }
         return paths.lazy.compactMap { decode(bytes, path: $0, shrink: shrink, target: target, memoryBudget: memoryBudget) }.first
     }
 }

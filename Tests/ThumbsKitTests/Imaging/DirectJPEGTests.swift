@@ -31,7 +31,8 @@ final class DirectJPEGTests: TemporaryFolderTestCase {
                 let progressive = variant.name == "progressive"
                 let decoder: DecodePath = switch shrink {
                 case 8: progressive ? .jpegDCProgressive : .jpegDC
-                case 1, 2, 4: progressive ? .jpegProgressive : .libjpeg
+                case 4: progressive ? .jpegProgressive : .jpegDC
+                case 1, 2: progressive ? .jpegProgressive : .libjpeg
                 default: .libjpeg
                 }
                 XCTAssertEqual(pixels.decoder, decoder, label)
@@ -53,9 +54,47 @@ final class DirectJPEGTests: TemporaryFolderTestCase {
                 // floating point where libjpeg's is in integers (about 60 dB).
                 let compact = variant.name == "progressive" && (shrink == 2 || shrink == 4)
                 let banded = variant.name == "progressive" && shrink == 1
-                XCTAssertGreaterThanOrEqual(psnr, colourAt8 ? 35 : compact ? 30 : banded ? 50 : 99, label)
+                // Baseline at 1/4: the DC entry's 2x2 decode leaves out
+                // coefficients 3, 5 and 7 of each direction, as the compact
+                // decode does (jpeg_dc.c, QUARTER).
+                let quarter = !progressive && shrink == 4
+                XCTAssertGreaterThanOrEqual(psnr, colourAt8 ? 35 : compact || quarter ? 30 : banded ? 50 : 99, label)
             }
         }
+    }
+
+    /// A baseline file at 1/4 takes the DC entry's 2x2 decode (jpeg_dc.c,
+    /// QUARTER): on smooth content with detail inside the blocks, its
+    /// pixels stay within 40 dB of libjpeg's 2x2 reduced IDCT (the
+    /// loader's), in grey, 4:4:4 and 4:2:0, with restart markers too.
+    /// (4:2:0 chroma with detail of a few pixels, which photos rarely have,
+    /// is softer: 2 x 2 samples per 16 x 16 pixels, bilinearly upsampled,
+    /// where libjpeg makes 4 x 4 from the block's 16 lowest coefficients.)
+    func testQuarterDecodeOfBaselineIsCloseToLibjpeg() throws {
+        let variants: [(name: String, bands: Int, options: String)] = [
+            ("waves-444", 3, "[Q=90,subsample-mode=off]"),
+            ("waves-420", 3, "[Q=90,subsample-mode=on]"),
+            ("waves-restarts", 3, "[Q=85,restart-interval=2]"),
+            ("waves-grey", 1, "[Q=90]"),
+        ]
+        for variant in variants {
+            let data = try Data(contentsOf: URL(fileURLWithPath: waves(variant.name, width: 517, height: 389, bands: variant.bands, options: variant.options)))
+            let pixels = try XCTUnwrap(data.withUnsafeBytes {
+                DirectJPEG.decode($0, path: .jpegDC, shrink: 4, memoryBudget: DirectJPEG.memoryBudget)
+            }, variant.name)
+            XCTAssertEqual(pixels.decoder, .jpegDC, variant.name)
+            let mine = try XCTUnwrap(pixels.image(), variant.name)
+            let reference = try XCTUnwrap(libvipsDecode(data, shrink: 4), variant.name)
+            XCTAssertEqual([mine.width, mine.height, mine.bands], [517 / 4, 389 / 4, variant.bands], variant.name)
+            XCTAssertEqual([reference.width, reference.height, reference.bands], [517 / 4, 389 / 4, variant.bands], variant.name)
+            XCTAssertGreaterThanOrEqual(try Self.psnr(mine, reference), 40, variant.name)
+        }
+        // A progressive file's low AC coefficients come in scans of their
+        // own: the DC entry refuses it at 1/4 (and takes it at 1/8).
+        let progressive = try Data(contentsOf: URL(fileURLWithPath: waves("waves-progressive", width: 517, height: 389, bands: 3, options: "[Q=90,interlace]")))
+        XCTAssertNil(progressive.withUnsafeBytes { DirectJPEG.decode($0, path: .jpegDC, shrink: 4, memoryBudget: DirectJPEG.memoryBudget) })
+        XCTAssertEqual(progressive.withUnsafeBytes { DirectJPEG.decode($0, path: .jpegDC, shrink: 8, memoryBudget: DirectJPEG.memoryBudget) }?.decoder,
+                       .jpegDCProgressive)
     }
 
     func testProbeReadsSizeAndOrientation() throws {
@@ -177,14 +216,35 @@ final class DirectJPEGTests: TemporaryFolderTestCase {
     /// coefficients of every size (long codes, runs, ZRL) as in a camera file.
     private func textured(_ name: String, width: Int, height: Int, bands: Int, options: String) -> String {
         var random = SplitMix(seed: UInt64(name.utf8.reduce(5) { $0 &* 31 &+ Int($1) }))
+        return write(name, width: width, height: height, bands: bands, options: options) { x, y, b in
+            let smooth = x > width / 2 && y > height / 2
+            let base = (b == 0 ? x * 255 / width : b == 1 ? y * 255 / height : (x + y) * 127 / (width + height) + 64)
+            return base + (smooth ? 0 : Int(random.next() % 96) - 48)
+        }
+    }
+
+    /// A smooth JPEG with detail inside each block: waves of 24 and 34
+    /// pixels in brightness over gradients of colour, so that every block's
+    /// lowest AC coefficients carry much of it, as edges and shading do in a
+    /// photo (whose colour, as here, changes more slowly than its
+    /// brightness).
+    private func waves(_ name: String, width: Int, height: Int, bands: Int, options: String) -> String {
+        write(name, width: width, height: height, bands: bands, options: options) { x, y, b in
+            let base = b == 0 ? x * 160 / width + 48 : b == 1 ? y * 160 / height + 48 : 128
+            let wave = 50 * sin(Double(x) * .pi / 12) + 40 * cos(Double(y) * .pi / 17)
+            return base + Int(wave.rounded())
+        }
+    }
+
+    /// Writes `value(x, y, band)` (clamped to 0...255) as ROOT/NAME.jpg with
+    /// libvips's save options.
+    private func write(_ name: String, width: Int, height: Int, bands: Int, options: String,
+                       value: (Int, Int, Int) -> Int) -> String {
         var pixels = [UInt8](repeating: 0, count: width * height * bands)
         for y in 0..<height {
             for x in 0..<width {
-                let smooth = x > width / 2 && y > height / 2
                 for b in 0..<bands {
-                    let base = (b == 0 ? x * 255 / width : b == 1 ? y * 255 / height : (x + y) * 127 / (width + height) + 64)
-                    let noise = smooth ? 0 : Int(random.next() % 96) - 48
-                    pixels[(y * width + x) * bands + b] = UInt8(clamping: base + noise)
+                    pixels[(y * width + x) * bands + b] = UInt8(clamping: value(x, y, b))
                 }
             }
         }
