@@ -18,20 +18,34 @@ import Foundation
 /// Lookups come from the run's I/O threads at once: a lock serialises them
 /// (each is a B-tree search and one `pread`).
 final class PreviousIndex: @unchecked Sendable {
-    /// Where a run keeps the index: in memory when the manifest and the
-    /// journal are small (`inMemoryUpTo` bytes together, about 10,000 items:
-    /// a few MB), else in a file of OUT/.thumbs/tmp, which the run deletes
-    /// at its end (and the next run's sweep, after a `kill -9`).
+    /// Where a run keeps the index: in memory (an SQLite database of its
+    /// own) for the records of `recordsInMemory` at most, guessed from the
+    /// size of manifest.json and the journal (`lineBytes` a record), else
+    /// in a file of OUT/.thumbs/tmp, which the run deletes at its end (and
+    /// the next run's sweep, after a `kill -9`).
     static func place(in out: OutputDirectory) -> String {
         let bytes = [out.manifestPath, out.journalPath].reduce(Int64(0)) { sum, path in
             sum + (FileInfo.of(pathBytes: Array(path.utf8), followLinks: false)?.size ?? 0)
         }
-        // THUMBS_IN_MEMORY_LIMIT: about 800 bytes a record.
-        let limit = min(inMemoryUpTo, Int64(InMemoryLimit.items(Int(inMemoryUpTo / 800))) * 800)
-        return bytes <= limit ? SQLiteDatabase.inMemory : out.temporaryDirectory + "/previous-\(UUID().uuidString).sqlite"
+        return bytes <= Int64(recordsInMemory) * lineBytes ? SQLiteDatabase.inMemory : out.temporaryDirectory + "/previous-\(UUID().uuidString).sqlite"
     }
 
-    static let inMemoryUpTo: Int64 = 8 << 20
+    /// What a record's row costs in an index held in memory: about 400
+    /// bytes (its id twice, in the table and in the UNIQUE index on it,
+    /// three integers, and the B-tree pages' slack).
+    static let rowBytes = 400
+
+    /// A record's line in manifest.json or the journal, on average: about
+    /// 800 bytes (an item with three outputs, placeholders and hashes).
+    static let lineBytes: Int64 = 800
+
+    /// Records indexed in memory (`SpillLimit`: 10,485, manifests of up to
+    /// about 8 MB).
+    static var recordsInMemory: Int { SpillLimit.entries(bytesPerEntry: rowBytes) }
+
+    /// The size of a manifest whose index is kept in memory (`verify
+    /// --against`'s baseline, `BaselineScratch`), by the same rule.
+    static var inMemoryUpTo: Int64 { Int64(SpillLimit.bytesPerStore / rowBytes) * lineBytes }
 
     /// Where a record lies.
     enum Place {
