@@ -11,8 +11,8 @@ import Foundation
 /// every run that reads them, and deleted when the run ends: it is never
 /// trusted across runs, so a stale, truncated or foreign file at its name
 /// changes nothing (`manifest.json` stays the contract). Building it reads
-/// each line once for its id (no JSON decoding: `ManifestWriter` writes the
-/// id first) — about 2 µs an item, against 40 µs for decoding the whole
+/// each line once for its id and no further (`ManifestItemDecoder.itemObject`:
+/// `ManifestWriter` writes the id first) — about 2 µs an item, against 40 µs for decoding the whole
 /// manifest as runs did before.
 ///
 /// Lookups come from the run's I/O threads at once: a lock serialises them
@@ -155,7 +155,7 @@ final class PreviousIndex: @unchecked Sendable {
                 throw RunError.usage("\(source.path) is not a valid thumbs manifest: it ends inside its items (a file cut short?)")
             }
             if line.elementsEqual("  ]".utf8) { return }
-            guard let (id, start, length) = Self.itemID(in: line) else {
+            guard let (id, start, length) = ManifestItemDecoder.itemObject(in: line) else {
                 throw RunError.usage("\(source.path) is not a valid thumbs manifest: an item line at byte \(offset) does not start with its id")
             }
             if kept {
@@ -183,13 +183,12 @@ final class PreviousIndex: @unchecked Sendable {
         journal = fd
         var added = 0
         let lines = FileLines(fd: fd, from: firstLineEnd)
-        struct Identified: Decodable { var id: String }
         do {
             while true {
                 let offset = lines.offset
                 guard let line = try lines.next() else { break }
                 guard !line.isEmpty,
-                      let id = ManifestItemDecoder.decode(line)?.id ?? (try? decoder.decode(Identified.self, from: Data(line)).id)
+                      let id = ManifestItemDecoder.decode(line, fields: [], fallback: decoder)?.id
                 else { continue }
                 try add(id: id, file: 1, offset: offset, length: line.count)
                 added += 1
@@ -236,40 +235,6 @@ final class PreviousIndex: @unchecked Sendable {
             throw .fatal("cannot index the previous run: \(error.message)")
         }
         seen = [UInt64](repeating: 0, count: (count + 64) / 64)
-    }
-
-    /// The id an item line starts with (`{"id": "…"`, as `ManifestWriter`
-    /// writes it) and the line's JSON object without indent and comma.
-    static func itemID(in line: UnsafeRawBufferPointer) -> (id: String, start: Int, length: Int)? {
-        var start = 0
-        while start < line.count, line[start] == 0x20 { start += 1 }
-        var end = line.count
-        if end > start, line[end - 1] == UInt8(ascii: ",") { end -= 1 }
-        let prefix = Array("{\"id\": \"".utf8)
-        guard end - start > prefix.count,
-              UnsafeRawBufferPointer(rebasing: line[start..<(start + prefix.count)]).elementsEqual(prefix)
-        else { return nil }
-        var i = start + prefix.count
-        var escaped = false
-        while i < end, line[i] != UInt8(ascii: "\"") {
-            if line[i] == UInt8(ascii: "\\") { escaped = true; i += 1 }
-            i += 1
-        }
-        guard i < end else { return nil }
-        let quoted = UnsafeRawBufferPointer(rebasing: line[(start + prefix.count - 1)...i])
-        let id: String
-        if escaped {
-            var reader = JSONByteReader(quoted)
-            if let decoded = reader.string(), reader.isAtEnd {
-                id = decoded
-            } else {
-                guard let decoded = try? JSONDecoder().decode(String.self, from: Data(quoted)) else { return nil }
-                id = decoded
-            }
-        } else {
-            id = String(decoding: UnsafeRawBufferPointer(rebasing: quoted.dropFirst().dropLast()), as: UTF8.self)
-        }
-        return (id, start, end - start)
     }
 
     // MARK: Looking up
@@ -397,7 +362,7 @@ final class PreviousIndex: @unchecked Sendable {
                 span.withUnsafeBytes { raw in
                     for (r, _, offset, length) in rows[k..<end] {
                         let line = UnsafeRawBufferPointer(rebasing: raw[(offset - start)..<(offset - start + length)])
-                        cache[r] = ManifestItemDecoder.decode(line) ?? (try? decoder.decode(ManifestItem.self, from: Data(line)))
+                        cache[r] = ManifestItemDecoder.decode(line, fallback: decoder)
                     }
                 }
             }

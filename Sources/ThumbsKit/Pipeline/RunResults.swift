@@ -247,7 +247,7 @@ final class RunResults {
                     throw RunError.fatal("the run's item spool \(spoolPath) is damaged at item \(position + 1)")
                 }
                 if position == groups.nextLeader {
-                    guard let (id, _, _) = PreviousIndex.itemID(in: line) else {
+                    guard let (id, _, _) = ManifestItemDecoder.itemObject(in: line) else {
                         throw RunError.fatal("the run's item spool \(spoolPath) is damaged at item \(position + 1)")
                     }
                     try groups.leaderMet(id: id)
@@ -264,12 +264,15 @@ final class RunResults {
                 if gatherGroups {
                     // The report's groups show their first members'
                     // tiles: a line is decoded only for a tile.
-                    if report.wantsTile(inGroupOf: similar.id) {
-                        var item = try JSONDecoder().decode(ManifestItem.self, from: Data(line))
+                    let wantsTile = report.wantsTile(inGroupOf: similar.id)
+                    guard var item = ManifestItemDecoder.decode(line, fields: wantsTile ? .all : .outputs) else {
+                        throw RunError.fatal("the run's item spool \(spoolPath) is damaged at item \(position + 1)")
+                    }
+                    if wantsTile {
                         item.similarTo = similar
                         report.addToGroup(item)
                     } else {
-                        report.countInGroup(of: similar.id, hasOutputs: !Self.hasNoOutputs(line))
+                        report.countInGroup(of: similar.id, hasOutputs: !item.outputs.isEmpty)
                     }
                 }
             }
@@ -306,14 +309,6 @@ final class RunResults {
         guard value <= text.count else { return nil }
         return (value, text)
     }
-
-    /// Whether an item's manifest text records no output (`"outputs": []`,
-    /// which no string value can hold: its quotes would be escaped).
-    private static func hasNoOutputs(_ line: UnsafeRawBufferPointer) -> Bool {
-        ManifestSource.firstMatch(noOutputs, in: line, before: line.count) != nil
-    }
-
-    private static let noOutputs = Array("\"outputs\": []".utf8)
 
     /// Ends the report's gathering (after the first `writeManifest`).
     func finishReport() {
