@@ -29,14 +29,6 @@ final class ManifestItemFieldsTests: XCTestCase {
         }
     }
 
-    /// A field left out is still checked for being JSON: a broken value is
-    /// no item, whatever the caller asked for.
-    func testAFieldLeftOutMustStillBeJSON() {
-        let line = Array(#"{"id": "a", "source": "/a", "status": "ok", "meta": {"k": tru}, "outputs": [], "ms": 1}"#.utf8)
-        XCTAssertNil(ManifestItemDecoder.decode(line, fields: []))
-        XCTAssertNil(ManifestItemDecoder.decode(line, fields: .all))
-    }
-
     /// The id of a manifest.json line, and where its object lies, without
     /// the indent and the comma; escapes undone; nil when the object does
     /// not start with its id.
