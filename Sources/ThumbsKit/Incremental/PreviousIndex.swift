@@ -333,6 +333,11 @@ final class PreviousIndex: @unchecked Sendable {
 
     /// Records read ahead, by row: the last batch or two.
     private var cache: [Int: ManifestItem] = [:]
+
+    /// Records read ahead on a miss: 64 lines of about `lineBytes` (50 KB,
+    /// one `pread` when they lie together), decoded into at most two
+    /// batches held (`cache`, about 200 KB): items ask in about the order
+    /// the records lie, so one read serves the next 64 lookups.
     static let batch = 64
 
     /// Reads the records of rows `row`… (up to `batch`) into `cache`; a
