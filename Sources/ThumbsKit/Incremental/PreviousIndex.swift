@@ -11,27 +11,41 @@ import Foundation
 /// every run that reads them, and deleted when the run ends: it is never
 /// trusted across runs, so a stale, truncated or foreign file at its name
 /// changes nothing (`manifest.json` stays the contract). Building it reads
-/// each line once for its id (no JSON decoding: `ManifestWriter` writes the
-/// id first) — about 2 µs an item, against 40 µs for decoding the whole
+/// each line once for its id and no further (`ManifestItemDecoder.itemObject`:
+/// `ManifestWriter` writes the id first) — about 2 µs an item, against 40 µs for decoding the whole
 /// manifest as runs did before.
 ///
 /// Lookups come from the run's I/O threads at once: a lock serialises them
 /// (each is a B-tree search and one `pread`).
 final class PreviousIndex: @unchecked Sendable {
-    /// Where a run keeps the index: in memory when the manifest and the
-    /// journal are small (`inMemoryUpTo` bytes together, about 10,000 items:
-    /// a few MB), else in a file of OUT/.thumbs/tmp, which the run deletes
-    /// at its end (and the next run's sweep, after a `kill -9`).
+    /// Where a run keeps the index: in memory (an SQLite database of its
+    /// own) for the records of `recordsInMemory` at most, guessed from the
+    /// size of manifest.json and the journal (`lineBytes` a record), else
+    /// in a file of OUT/.thumbs/tmp, which the run deletes at its end (and
+    /// the next run's sweep, after a `kill -9`).
     static func place(in out: OutputDirectory) -> String {
         let bytes = [out.manifestPath, out.journalPath].reduce(Int64(0)) { sum, path in
             sum + (FileInfo.of(pathBytes: Array(path.utf8), followLinks: false)?.size ?? 0)
         }
-        // THUMBS_IN_MEMORY_LIMIT: about 800 bytes a record.
-        let limit = min(inMemoryUpTo, Int64(InMemoryLimit.items(Int(inMemoryUpTo / 800))) * 800)
-        return bytes <= limit ? SQLiteDatabase.inMemory : out.temporaryDirectory + "/previous-\(UUID().uuidString).sqlite"
+        return bytes <= Int64(recordsInMemory) * lineBytes ? SQLiteDatabase.inMemory : out.temporaryDirectory + "/previous-\(UUID().uuidString).sqlite"
     }
 
-    static let inMemoryUpTo: Int64 = 8 << 20
+    /// What a record's row costs in an index held in memory: about 400
+    /// bytes (its id twice, in the table and in the UNIQUE index on it,
+    /// three integers, and the B-tree pages' slack).
+    static let rowBytes = 400
+
+    /// A record's line in manifest.json or the journal, on average: about
+    /// 800 bytes (an item with three outputs, placeholders and hashes).
+    static let lineBytes: Int64 = 800
+
+    /// Records indexed in memory (`SpillLimit`: 10,485, manifests of up to
+    /// about 8 MB).
+    static var recordsInMemory: Int { SpillLimit.entries(bytesPerEntry: rowBytes) }
+
+    /// The size of a manifest whose index is kept in memory (`verify
+    /// --against`'s baseline, `BaselineScratch`), by the same rule.
+    static var inMemoryUpTo: Int64 { Int64(SpillLimit.bytesPerStore / rowBytes) * lineBytes }
 
     /// Where a record lies.
     enum Place {
@@ -141,7 +155,7 @@ final class PreviousIndex: @unchecked Sendable {
                 throw RunError.usage("\(source.path) is not a valid thumbs manifest: it ends inside its items (a file cut short?)")
             }
             if line.elementsEqual("  ]".utf8) { return }
-            guard let (id, start, length) = Self.itemID(in: line) else {
+            guard let (id, start, length) = ManifestItemDecoder.itemObject(in: line) else {
                 throw RunError.usage("\(source.path) is not a valid thumbs manifest: an item line at byte \(offset) does not start with its id")
             }
             if kept {
@@ -169,13 +183,12 @@ final class PreviousIndex: @unchecked Sendable {
         journal = fd
         var added = 0
         let lines = FileLines(fd: fd, from: firstLineEnd)
-        struct Identified: Decodable { var id: String }
         do {
             while true {
                 let offset = lines.offset
                 guard let line = try lines.next() else { break }
                 guard !line.isEmpty,
-                      let id = ManifestItemDecoder.decode(line)?.id ?? (try? decoder.decode(Identified.self, from: Data(line)).id)
+                      let id = ManifestItemDecoder.decode(line, fields: [], fallback: decoder)?.id
                 else { continue }
                 try add(id: id, file: 1, offset: offset, length: line.count)
                 added += 1
@@ -222,40 +235,6 @@ final class PreviousIndex: @unchecked Sendable {
             throw .fatal("cannot index the previous run: \(error.message)")
         }
         seen = [UInt64](repeating: 0, count: (count + 64) / 64)
-    }
-
-    /// The id an item line starts with (`{"id": "…"`, as `ManifestWriter`
-    /// writes it) and the line's JSON object without indent and comma.
-    static func itemID(in line: UnsafeRawBufferPointer) -> (id: String, start: Int, length: Int)? {
-        var start = 0
-        while start < line.count, line[start] == 0x20 { start += 1 }
-        var end = line.count
-        if end > start, line[end - 1] == UInt8(ascii: ",") { end -= 1 }
-        let prefix = Array("{\"id\": \"".utf8)
-        guard end - start > prefix.count,
-              UnsafeRawBufferPointer(rebasing: line[start..<(start + prefix.count)]).elementsEqual(prefix)
-        else { return nil }
-        var i = start + prefix.count
-        var escaped = false
-        while i < end, line[i] != UInt8(ascii: "\"") {
-            if line[i] == UInt8(ascii: "\\") { escaped = true; i += 1 }
-            i += 1
-        }
-        guard i < end else { return nil }
-        let quoted = UnsafeRawBufferPointer(rebasing: line[(start + prefix.count - 1)...i])
-        let id: String
-        if escaped {
-            var reader = JSONByteReader(quoted)
-            if let decoded = reader.string(), reader.isAtEnd {
-                id = decoded
-            } else {
-                guard let decoded = try? JSONDecoder().decode(String.self, from: Data(quoted)) else { return nil }
-                id = decoded
-            }
-        } else {
-            id = String(decoding: UnsafeRawBufferPointer(rebasing: quoted.dropFirst().dropLast()), as: UTF8.self)
-        }
-        return (id, start, end - start)
     }
 
     // MARK: Looking up
@@ -354,6 +333,11 @@ final class PreviousIndex: @unchecked Sendable {
 
     /// Records read ahead, by row: the last batch or two.
     private var cache: [Int: ManifestItem] = [:]
+
+    /// Records read ahead on a miss: 64 lines of about `lineBytes` (50 KB,
+    /// one `pread` when they lie together), decoded into at most two
+    /// batches held (`cache`, about 200 KB): items ask in about the order
+    /// the records lie, so one read serves the next 64 lookups.
     static let batch = 64
 
     /// Reads the records of rows `row`… (up to `batch`) into `cache`; a
@@ -383,7 +367,7 @@ final class PreviousIndex: @unchecked Sendable {
                 span.withUnsafeBytes { raw in
                     for (r, _, offset, length) in rows[k..<end] {
                         let line = UnsafeRawBufferPointer(rebasing: raw[(offset - start)..<(offset - start + length)])
-                        cache[r] = ManifestItemDecoder.decode(line) ?? (try? decoder.decode(ManifestItem.self, from: Data(line)))
+                        cache[r] = ManifestItemDecoder.decode(line, fallback: decoder)
                     }
                 }
             }

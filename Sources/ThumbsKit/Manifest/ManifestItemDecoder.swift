@@ -3,7 +3,10 @@ import Foundation
 /// Reads one manifest item (a line of manifest.json as `ManifestWriter`
 /// writes it, or of the journal as `JSONEncoder` writes it) without
 /// `JSONDecoder`, which spent about 30 µs on each line of a no-op re-run
-/// over a million images (issue 23).
+/// over a million images (issue 23). It is the one reader of an item line:
+/// the merge's check pass, the report's tiles, the previous run's index,
+/// the run's own spool and `JSONCoding.readManifest` all ask it, each for
+/// the fields it needs (`Fields`).
 ///
 /// It reads `ManifestItem`'s keys in any order (fastest in `ManifestWriter`'s),
 /// each at most once, any of the optional ones absent or `null`, with any
@@ -11,25 +14,75 @@ import Foundation
 /// (`JSONByteReader.value`). Anything else — an unknown or repeated key, a
 /// wrong type, an escaped key, a number it does not read exactly as
 /// `JSONDecoder` (`JSONByteReader`) — gives nil,
-/// and `decode(_:fallback:)` then asks `JSONDecoder`: a manifest edited by
+/// and `decode(_:fields:fallback:)` then asks `JSONDecoder`: a manifest edited by
 /// hand or written by another version reads exactly as before, only slower.
 enum ManifestItemDecoder {
+    /// The fields of an item a caller reads, besides `id`, `source` and
+    /// `status`, which every item is read with. A field left out is passed
+    /// over (its value checked for being JSON, not converted) and left
+    /// empty: nil, `[]` for `outputs`, 0 for `ms`.
+    struct Fields: OptionSet, Sendable {
+        let rawValue: UInt32
+        static let sha256 = Fields(rawValue: 1 << 0)
+        static let bytes = Fields(rawValue: 1 << 1)
+        static let format = Fields(rawValue: 1 << 2)
+        /// `width`, `height` and `orientation`.
+        static let size = Fields(rawValue: 1 << 3)
+        static let outputs = Fields(rawValue: 1 << 4)
+        static let duplicateOf = Fields(rawValue: 1 << 5)
+        static let placeholder = Fields(rawValue: 1 << 6)
+        static let color = Fields(rawValue: 1 << 7)
+        static let phash = Fields(rawValue: 1 << 8)
+        static let similarTo = Fields(rawValue: 1 << 9)
+        static let video = Fields(rawValue: 1 << 10)
+        static let download = Fields(rawValue: 1 << 11)
+        static let meta = Fields(rawValue: 1 << 12)
+        static let warnings = Fields(rawValue: 1 << 13)
+        static let error = Fields(rawValue: 1 << 14)
+        static let ms = Fields(rawValue: 1 << 15)
+        static let modified = Fields(rawValue: 1 << 16)
+        static let all = Fields(rawValue: (1 << 17) - 1)
+    }
+
     /// The item the JSON object in `line` holds (white space around it
     /// allowed), or nil when the line is not in the layout read here.
-    static func decode(_ line: UnsafeRawBufferPointer) -> ManifestItem? {
+    static func decode(_ line: UnsafeRawBufferPointer, fields: Fields = .all) -> ManifestItem? {
         var reader = JSONByteReader(line)
-        guard let item = reader.manifestItem() else { return nil }
+        guard let item = reader.manifestItem(fields) else { return nil }
         reader.skipSpace()
         return reader.isAtEnd ? item : nil
     }
 
-    static func decode(_ line: [UInt8]) -> ManifestItem? {
-        line.withUnsafeBytes { decode($0) }
+    static func decode(_ line: [UInt8], fields: Fields = .all) -> ManifestItem? {
+        line.withUnsafeBytes { decode($0, fields: fields) }
     }
 
-    /// The item in `line`, read here or else by `decoder`; nil when neither can.
-    static func decode(_ line: [UInt8], fallback decoder: JSONDecoder) -> ManifestItem? {
-        decode(line) ?? (try? decoder.decode(ManifestItem.self, from: Data(line)))
+    /// The item in `line`, read here or else by `decoder` (whole); nil when
+    /// neither can.
+    static func decode(_ line: UnsafeRawBufferPointer, fields: Fields = .all, fallback decoder: JSONDecoder) -> ManifestItem? {
+        decode(line, fields: fields) ?? (try? decoder.decode(ManifestItem.self, from: Data(line)))
+    }
+
+    static func decode(_ line: [UInt8], fields: Fields = .all, fallback decoder: JSONDecoder) -> ManifestItem? {
+        line.withUnsafeBytes { decode($0, fields: fields, fallback: decoder) }
+    }
+
+    /// An item line of manifest.json (`    {"id": …},`): its id, which
+    /// `ManifestWriter` writes first, and where its JSON object lies in the
+    /// line (without the indent and the comma); nil when the object does
+    /// not start with its id. Reads nothing past the id: a previous run's
+    /// index is built from a million of these.
+    static func itemObject(in line: UnsafeRawBufferPointer) -> (id: String, start: Int, length: Int)? {
+        var start = 0
+        while start < line.count, line[start] == 0x20 { start += 1 }
+        var end = line.count
+        if end > start, line[end - 1] == UInt8(ascii: ",") { end -= 1 }
+        let object = UnsafeRawBufferPointer(rebasing: line[start..<end])
+        var reader = JSONByteReader(object)
+        guard reader.take(UInt8(ascii: "{")), let key = reader.key(), key.elementsEqual("id".utf8), let id = reader.string() else {
+            return nil
+        }
+        return (id, start, end - start)
     }
 }
 
@@ -49,6 +102,31 @@ private enum ItemField: String, CaseIterable, JSONFieldKey {
     case id, source, status, sha256, bytes, format, width, height, orientation, outputs, duplicateOf
     case placeholder, color, phash, similarTo, video, download, meta, warnings, error, ms, modified
     static let order = makeOrder()
+
+    /// The selectable field this key belongs to; nil for the three every
+    /// item is read with.
+    var field: ManifestItemDecoder.Fields? {
+        switch self {
+        case .id, .source, .status: nil
+        case .sha256: .sha256
+        case .bytes: .bytes
+        case .format: .format
+        case .width, .height, .orientation: .size
+        case .outputs: .outputs
+        case .duplicateOf: .duplicateOf
+        case .placeholder: .placeholder
+        case .color: .color
+        case .phash: .phash
+        case .similarTo: .similarTo
+        case .video: .video
+        case .download: .download
+        case .meta: .meta
+        case .warnings: .warnings
+        case .error: .error
+        case .ms: .ms
+        case .modified: .modified
+        }
+    }
 }
 
 private enum OutputField: String, CaseIterable, JSONFieldKey {
@@ -132,7 +210,9 @@ extension JSONByteReader {
         return take(UInt8(ascii: "]")) ? values : nil
     }
 
-    mutating func manifestItem() -> ManifestItem? {
+    /// An item, with only `fields` besides its id, source and status
+    /// (`ManifestItemDecoder.Fields`).
+    mutating func manifestItem(_ wanted: ManifestItemDecoder.Fields = .all) -> ManifestItem? {
         var id: String?, source: String?, status: ItemStatus?, sha256: String?, bytes: Int64?, format: String?
         var width: Int?, height: Int?, orientation: Int?, outputs: [ManifestOutput]?, duplicateOf: String?
         var placeholder: Placeholder?, color: String?, phash: String?, similarTo: SimilarReference?
@@ -140,6 +220,7 @@ extension JSONByteReader {
         var error: ErrorRecord?
         var ms: Double?, modified: Double?
         let read = fields(ItemField.self) { r, key in
+            if let field = key.field, !wanted.contains(field) { return r.value() != nil }
             switch key {
             case .id: id = r.string(); return id != nil
             case .source: source = r.string(); return source != nil
@@ -165,6 +246,9 @@ extension JSONByteReader {
             case .modified: return r.optional(&modified) { $0.double() }
             }
         }
+        // The required fields a caller left out are empty, not missing.
+        if !wanted.contains(.outputs) { outputs = outputs ?? [] }
+        if !wanted.contains(.ms) { ms = ms ?? 0 }
         guard read, let id, let source, let status, let outputs, let ms else { return nil }
         var item = ManifestItem(
             id: id, source: source, status: status, sha256: sha256, bytes: bytes, format: format,

@@ -1,9 +1,12 @@
 import Foundation
 
-/// Reads a manifest laid out by `ManifestWriter` (one item per line) item by
-/// item, so that a 100,000-item manifest is never one giant JSON tree in
-/// memory. Returns nil for any other layout; the caller then decodes the file
-/// whole with `JSONDecoder`.
+/// Reads a whole manifest laid out by `ManifestWriter` (one item per line)
+/// into memory (`JSONCoding.readManifest`: `verify`'s baseline update and
+/// the tests), its items line by line through `ManifestItemDecoder`, so
+/// that a 100,000-item manifest is never one giant JSON tree in memory.
+/// Returns nil for any other layout; the caller then decodes the file
+/// whole with `JSONDecoder`. Passes over millions of items read the file
+/// as a stream instead (`ManifestSource`).
 enum ManifestLineReader {
     static func decode(_ data: Data) -> Manifest? {
         let fileLines = data.lines()
@@ -49,23 +52,23 @@ enum ManifestLineReader {
         return manifest
     }
 
-    /// Item lines to items: in chunks of `chunk` lines, each chunk one JSON
-    /// array for one `JSONDecoder` call (a call per line cost more than the
-    /// parsing), the chunks decoded on all cores. A no-op re-run of 10,000
-    /// images spends most of its time here.
+    /// Item lines to items, each read by `ManifestItemDecoder` (the one
+    /// reader of an item line; `JSONDecoder` for a line in another layout),
+    /// in chunks of `chunk` lines decoded on all cores.
     static func decodeItems(_ lines: [Data.SubSequence], chunk: Int = 256) -> [ManifestItem]? {
         let chunks = (lines.count + chunk - 1) / chunk
         let results = ChunkResults(count: chunks)
         DispatchQueue.concurrentPerform(iterations: chunks) { c in
-            let part = lines[(c * chunk)..<min(lines.count, (c + 1) * chunk)]
-            var json = Data(capacity: part.reduce(2) { $0 + $1.count + 1 })
-            json.append(UInt8(ascii: "["))
-            for (k, line) in part.enumerated() {
-                if k > 0 { json.append(UInt8(ascii: ",")) }
-                json.append(contentsOf: line)
+            let decoder = JSONDecoder()
+            var items: [ManifestItem] = []
+            items.reserveCapacity(chunk)
+            for line in lines[(c * chunk)..<min(lines.count, (c + 1) * chunk)] {
+                guard let item = line.withUnsafeBytes({ ManifestItemDecoder.decode($0, fallback: decoder) }) else {
+                    return results.set(c, nil)
+                }
+                items.append(item)
             }
-            json.append(UInt8(ascii: "]"))
-            results.set(c, try? JSONDecoder().decode([ManifestItem].self, from: json))
+            results.set(c, items)
         }
         var items: [ManifestItem] = []
         items.reserveCapacity(lines.count)

@@ -63,14 +63,26 @@ final class ManifestSource {
         } catch {
             throw .usage("cannot read manifest \(path): \(error)")
         }
-        let parsed: (header: Manifest, order: OrderText?, itemsOffset: Int, emptyItemsEnd: Int)?
+        let read: HeaderRead
         do {
-            parsed = try readHeader(fd)
+            read = try readHeader(fd)
         } catch {
             throw .usage("cannot read manifest \(path): \(error.text)")
         }
-        guard let parsed else {
-            // Another layout: read whole.
+        let parsed: Parsed
+        switch read {
+        case .parsed(let found):
+            parsed = found
+        case .damaged(let problem):
+            // Its items are not read whole to find out more: at a million
+            // items that held 1.4 GB.
+            throw .usage("\(path) is not a valid thumbs manifest: its header does not decode (\(problem))")
+        case .otherLayout:
+            let size = (try? FileInfo.lookup(descriptor: fd).size) ?? 0
+            guard size <= Int64(Self.wholeReadLimit) else {
+                throw .usage("\(path) is not laid out as thumbs writes a manifest (one item a line), and at \(size >> 20) MB "
+                             + "it is too large to read whole (at most \(Self.wholeReadLimit >> 20) MB)")
+            }
             let whole = try JSONCoding.readManifest(at: path)
             var header = whole
             header.items = []
@@ -92,15 +104,13 @@ final class ManifestSource {
         return source
     }
 
-    /// The items from the first, one at a time.
-    func items() -> ItemCursor<ManifestItem> { items(as: ManifestItem.self) }
-
-    /// The items decoded as `Item`, which may read only some of their
-    /// fields (`MergeCheckItem`: a third of the decoding).
-    func items<Item: StreamedItem>(as: Item.Type) -> ItemCursor<Item> {
-        if let loaded { return ItemCursor(path: path, loaded: loaded.map(Item.init)) }
+    /// The items from the first, one at a time, each read with `fields`
+    /// only (`ManifestItemDecoder.Fields`: the merge's check pass and the
+    /// report read a third of an item).
+    func items(fields: ManifestItemDecoder.Fields = .all) -> ItemCursor {
+        if let loaded { return ItemCursor(path: path, loaded: loaded) }
         if itemsOffset < 0 { return ItemCursor(path: path, loaded: []) }
-        return ItemCursor(path: path, lines: FileLines(fd: fd!, from: itemsOffset, owner: self))
+        return ItemCursor(path: path, lines: FileLines(fd: fd!, from: itemsOffset, owner: self), fields: fields)
     }
 
     /// The lines of the items, from the first, for a reader that wants each
@@ -139,17 +149,38 @@ final class ManifestSource {
     private static let orderKey = Array("\"shardOrder\":\"".utf8)
     private static let goneOpen = Array("  \"gone\": [".utf8)
 
+    /// The largest manifest in another layout than `ManifestWriter`'s (one
+    /// written by hand, or pretty-printed by another tool) that is decoded
+    /// whole: 16 MiB, about 20,000 items, whose `JSONDecoder` tree and items
+    /// cost about twice the file (a million items, 1.4 GB). thumbs always
+    /// writes its own layout, which is read as a stream at any size.
+    static let wholeReadLimit = 16 << 20
+
+    /// A header read from `ManifestWriter`'s layout: the header, the
+    /// order's place and where the items start.
+    typealias Parsed = (header: Manifest, order: OrderText?, itemsOffset: Int, emptyItemsEnd: Int)
+
+    /// What the lines before the items turned out to be.
+    enum HeaderRead {
+        case parsed(Parsed)
+        /// Not `ManifestWriter`'s layout (or a header past `wholeReadLimit`).
+        case otherLayout
+        /// `ManifestWriter`'s layout, up to its items line, with a header
+        /// that does not decode as a manifest's (`JSONCoding.describe`).
+        case damaged(String)
+    }
+
     /// The header of a manifest in `ManifestWriter`'s layout, the order's
-    /// place and the offset of the first item line; nil for another layout.
-    private static func readHeader(_ fd: Int32) throws(SystemError) -> (header: Manifest, order: OrderText?, itemsOffset: Int, emptyItemsEnd: Int)? {
+    /// place and the offset of the first item line.
+    private static func readHeader(_ fd: Int32) throws(SystemError) -> HeaderRead {
         let lines = FileLines(fd: fd, from: 0)
-        guard let first = try lines.next(), first.elementsEqual("{".utf8) else { return nil }
+        guard let first = try lines.next(), first.elementsEqual("{".utf8) else { return .otherLayout }
         var text: [UInt8] = Array("{\n".utf8)
         var order: OrderText?
         var empty = false
         while true {
             if try lines.require(runPrefix.count), lines.unread.starts(with: runPrefix) {
-                guard let (line, found) = try readRunLine(lines) else { return nil }
+                guard let (line, found) = try readRunLine(lines) else { return .otherLayout }
                 text += line
                 text.append(0x0A)
                 order = found
@@ -158,23 +189,28 @@ final class ManifestSource {
             // `gone`, one id an item gone (millions after an unmount), is
             // not read into the header: no reader of a manifest needs it.
             if try lines.require(goneOpen.count), lines.unread.starts(with: goneOpen) {
-                guard try skipLine(lines) else { return nil }
+                guard try skipLine(lines) else { return .otherLayout }
                 continue
             }
-            guard let line = try lines.next() else { return nil }
+            guard let line = try lines.next() else { return .otherLayout }
             if line.elementsEqual(itemsOpen) { break }
             if line.elementsEqual(itemsEmpty) { empty = true; break }
-            guard line.count < 64 << 20 else { return nil }
+            guard text.count + line.count < wholeReadLimit else { return .otherLayout }
             text += line
             text.append(0x0A)
         }
         // -1: `"items": []`, nothing to read.
         let itemsOffset = empty ? -1 : lines.offset
         text += Array("  \"items\": []\n}".utf8)
-        guard var header = try? JSONDecoder().decode(Manifest.self, from: Data(text)) else { return nil }
+        var header: Manifest
+        do {
+            header = try JSONDecoder().decode(Manifest.self, from: Data(text))
+        } catch {
+            return .damaged(JSONCoding.describe(error))
+        }
         header.items = []
         if order != nil { header.run?.shardOrder = nil }
-        return (header, order, itemsOffset, empty ? lines.offset : -1)
+        return .parsed((header, order, itemsOffset, empty ? lines.offset : -1))
     }
 
     /// Passes over a line of any length without holding it.
@@ -245,88 +281,68 @@ final class ManifestSource {
     }
 }
 
-/// What a manifest's items can be read as: the whole `ManifestItem`, or the
-/// few fields one pass needs (`MergeCheckItem`), with what orders them.
-protocol StreamedItem: Decodable {
-    init(_ item: ManifestItem)
-    var id: String { get }
-    /// Where the item goes in `MergeOrder`'s k-way merge.
-    var mergeKey: MergeOrder.Key { get }
-}
-
-extension ManifestItem: StreamedItem {
-    init(_ item: ManifestItem) { self = item }
-    var mergeKey: MergeOrder.Key { MergeOrder.Key(self) }
-}
-
-/// A manifest's items in order, decoded a batch of lines at a time (one
-/// `JSONDecoder` call per batch: a call per line costs more than parsing).
-final class ItemCursor<Item: StreamedItem> {
+/// A manifest's items in order, each line read by `ManifestItemDecoder`
+/// for the fields its reader asks for, or by `JSONDecoder` when it is in
+/// another layout (a line edited by hand).
+final class ItemCursor {
     private let path: String
     private var lines: FileLines?
-    private var batch: [Item] = []
+    private let fields: ManifestItemDecoder.Fields
+    private var loaded: [ManifestItem] = []
     private var position = 0
     private var finished = false
+    private let decoder = JSONDecoder()
     /// Items handed out so far.
     private(set) var count = 0
-    static var batchSize: Int { 64 }
 
-    init(path: String, lines: FileLines) {
+    init(path: String, lines: FileLines, fields: ManifestItemDecoder.Fields = .all) {
         self.path = path
         self.lines = lines
+        self.fields = fields
     }
 
-    init(path: String, loaded: [Item]) {
+    init(path: String, loaded: [ManifestItem]) {
         self.path = path
-        batch = loaded
+        self.loaded = loaded
+        fields = .all
     }
 
     /// The next item, or nil after the last.
-    func next() throws(RunError) -> Item? {
-        if position == batch.count {
-            guard let lines, !finished else { return nil }
-            batch = try readBatch(lines)
-            position = 0
-            if batch.isEmpty { return nil }
+    func next() throws(RunError) -> ManifestItem? {
+        guard let lines else {
+            guard position < loaded.count else { return nil }
+            defer { position += 1; count += 1 }
+            return loaded[position]
         }
-        let item = batch[position]
-        position += 1
-        count += 1
-        return item
-    }
-
-    private var json: [UInt8] = []
-
-    private func readBatch(_ lines: FileLines) throws(RunError) -> [Item] {
-        json.removeAll(keepingCapacity: true)
-        json.append(UInt8(ascii: "["))
-        var n = 0
+        guard !finished else { return nil }
+        let line: UnsafeRawBufferPointer
         do {
-            while n < Self.batchSize {
-                guard var line = try lines.next() else {
-                    throw RunError.usage("\(path) is not a valid thumbs manifest: it ends inside its items (a file cut short?)")
-                }
-                if line.elementsEqual("  ]".utf8) {
-                    finished = true
-                    break
-                }
-                while line.first == 0x20 { line = UnsafeRawBufferPointer(rebasing: line.dropFirst()) }
-                if line.last == UInt8(ascii: ",") { line = UnsafeRawBufferPointer(rebasing: line.dropLast()) }
-                if n > 0 { json.append(UInt8(ascii: ",")) }
-                json.append(contentsOf: line)
-                n += 1
+            guard let next = try lines.next() else {
+                throw RunError.usage("\(path) is not a valid thumbs manifest: it ends inside its items (a file cut short?)")
             }
+            line = next
         } catch let error as RunError {
             throw error
         } catch {
             throw .usage("cannot read manifest \(path): \(error)")
         }
-        guard n > 0 else { return [] }
-        json.append(UInt8(ascii: "]"))
+        if line.elementsEqual("  ]".utf8) {
+            finished = true
+            return nil
+        }
+        var object = line
+        while object.first == 0x20 { object = UnsafeRawBufferPointer(rebasing: object.dropFirst()) }
+        if object.last == UInt8(ascii: ",") { object = UnsafeRawBufferPointer(rebasing: object.dropLast()) }
+        if let item = ManifestItemDecoder.decode(object, fields: fields) {
+            count += 1
+            return item
+        }
         do {
-            return try json.withUnsafeBytes { try JSONDecoder().decode([Item].self, from: Data($0)) }
+            let item = try decoder.decode(ManifestItem.self, from: Data(object))
+            count += 1
+            return item
         } catch {
-            throw .usage("\(path) is not a valid thumbs manifest: item \(count + 1) to \(count + n): \(JSONCoding.describe(error))")
+            throw .usage("\(path) is not a valid thumbs manifest: item \(count + 1): \(JSONCoding.describe(error))")
         }
     }
 }

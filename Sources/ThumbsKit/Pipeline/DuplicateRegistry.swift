@@ -32,115 +32,68 @@ actor DuplicateRegistry {
         case follower(Outcome)
     }
 
-    private enum Entry {
-        case running(waiters: [CheckedContinuation<Outcome, Never>])
-        case done(Outcome)
-    }
+    /// The followers waiting for each leader still running.
+    private var running: [SHA256Hex.Digest: [CheckedContinuation<Outcome, Never>]] = [:]
+    /// Finished outcomes by digest: in memory up to `outcomesInMemory`,
+    /// then in a scratch file, so that a run over a million files of one
+    /// size (every one a candidate) does not hold a million outcomes.
+    private let finished: SpillingStore<Outcome>
 
-    private var entries: [SHA256Hex.Digest: Entry] = [:]
-    /// Finished outcomes held in `entries`.
-    private var done = 0
-    /// Where finished outcomes go past `outcomesInMemory`, so that a run
-    /// over a million files of one size (every one a candidate) does not
-    /// hold a million outcomes; made when first needed.
-    private var finished: FinishedOutcomes?
-    private let folder: String?
-    private let inMemory = InMemoryLimit.items(DuplicateRegistry.outcomesInMemory)
+    /// What a finished outcome costs in memory: about 2 KiB (the leader's
+    /// id, three outputs of four strings each, the placeholders' and the
+    /// hashes' strings, the table's slot and the digest's 64-character key).
+    static let outcomeBytes = 2048
 
-    /// Outcomes kept in memory before they go to `folder`.
-    static let outcomesInMemory = 2000
+    /// Outcomes kept in memory before they go to `folder` (`SpillLimit`:
+    /// 2,048).
+    static var outcomesInMemory: Int { SpillLimit.entries(bytesPerEntry: outcomeBytes) }
 
     /// `folder`: where to keep finished outcomes on disk (OUT/.thumbs/tmp),
     /// or nil to keep them all in memory (tests).
     init(folder: String? = nil) {
-        self.folder = folder
+        finished = SpillingStore(path: folder.map { $0 + "/duplicates-\(UUID().uuidString).sqlite" }, limit: Self.outcomesInMemory)
     }
 
     /// Deletes the outcomes kept on disk (the run is over).
     func remove() {
-        finished?.remove()
+        finished.remove()
     }
 
     func claim(_ sha256: SHA256Hex.Digest) async -> Claim {
-        switch entries[sha256] {
-        case nil:
-            if let outcome = finished?.outcome(of: sha256) { return .follower(outcome) }
-            entries[sha256] = .running(waiters: [])
+        guard running[sha256] != nil else {
+            if let outcome = finished.value(for: sha256.hex) { return .follower(outcome) }
+            running[sha256] = []
             return .leader
-        case .done(let outcome):
-            return .follower(outcome)
-        case .running:
-            let outcome = await withCheckedContinuation { continuation in
-                switch entries[sha256] {
-                case .running(let waiters)?: entries[sha256] = .running(waiters: waiters + [continuation])
-                case .done(let outcome)?: continuation.resume(returning: outcome)
-                case nil: preconditionFailure("duplicate entry vanished")
-                }
-            }
-            return .follower(outcome)
         }
+        // The closure runs before the actor is left: the leader is still running.
+        let outcome = await withCheckedContinuation { running[sha256]!.append($0) }
+        return .follower(outcome)
     }
 
     func finish(_ sha256: SHA256Hex.Digest, _ outcome: Outcome) {
-        if case .running(let waiters) = entries[sha256] {
-            for waiter in waiters { waiter.resume(returning: outcome) }
-        }
-        if done >= inMemory, let folder, finished == nil {
-            finished = try? FinishedOutcomes(path: folder + "/duplicates-\(UUID().uuidString).sqlite")
-        }
-        if let finished, finished.keep(outcome, of: sha256) {
-            entries[sha256] = nil
-        } else {
-            entries[sha256] = .done(outcome)
-            done += 1
-        }
+        // The outcome is stored before the waiters resume and the entry
+        // goes, so that no claim in between finds neither. A file that
+        // cannot be written leaves it in the store's memory: nothing to do.
+        try? finished.set(outcome, for: sha256.hex)
+        for waiter in running.removeValue(forKey: sha256) ?? [] { waiter.resume(returning: outcome) }
     }
 
     /// Claims of `sha256` waiting for its leader's outcome right now (tests
     /// use it to know the followers are waiting before the leader finishes).
     func waiting(for sha256: SHA256Hex.Digest) -> Int {
-        if case .running(let waiters) = entries[sha256] { return waiters.count }
-        return 0
+        running[sha256]?.count ?? 0
     }
 }
 
-/// Finished outcomes of `DuplicateRegistry`, by digest, in an SQLite file
-/// (`SQLiteDatabase`: no journal, no fsync; a page cache of a few MB). A
-/// lookup or an insert is a B-tree step of microseconds, made on the
-/// registry's actor like the dictionary access it replaces.
-final class FinishedOutcomes {
-    private let database: SQLiteDatabase
-    private let insert: SQLiteStatement
-    private let find: SQLiteStatement
-    private let encoder = JSONEncoder()
-    private let decoder = JSONDecoder()
-
-    init(path: String) throws(SQLiteDatabase.Failure) {
-        database = try SQLiteDatabase(creatingAt: path, cacheMiB: 4)
-        try database.execute("CREATE TABLE outcomes(sha TEXT PRIMARY KEY, outcome TEXT NOT NULL) WITHOUT ROWID; BEGIN;")
-        insert = try database.prepare("INSERT OR REPLACE INTO outcomes VALUES (?, ?)")
-        find = try database.prepare("SELECT outcome FROM outcomes WHERE sha = ?")
+extension DuplicateRegistry.Outcome: SpillableValue {
+    /// The outcome as JSON (`StoredOutcome`).
+    var spilledText: String? {
+        (try? JSONEncoder().encode(StoredOutcome(self))).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    func remove() {
-        database.closeAndRemove()
-    }
-
-    /// Keeps `outcome`; false when it could not (the registry then keeps it in memory).
-    func keep(_ outcome: DuplicateRegistry.Outcome, of sha256: SHA256Hex.Digest) -> Bool {
-        guard let data = try? encoder.encode(StoredOutcome(outcome)) else { return false }
-        insert.bind(1, sha256.hex)
-        insert.bind(2, String(decoding: data, as: UTF8.self))
-        return (try? insert.run()) != nil
-    }
-
-    func outcome(of sha256: SHA256Hex.Digest) -> DuplicateRegistry.Outcome? {
-        find.bind(1, sha256.hex)
-        defer { find.reset() }
-        guard (try? find.step()) == true,
-              let stored = try? decoder.decode(StoredOutcome.self, from: Data(find.text(0).utf8))
-        else { return nil }
-        return stored.outcome
+    init?(spilled text: String) {
+        guard let stored = try? JSONDecoder().decode(StoredOutcome.self, from: Data(text.utf8)) else { return nil }
+        self = stored.outcome
     }
 }
 

@@ -26,7 +26,7 @@ final class RunResults {
     private var hashes: [UInt64] = []
     private var spill: LookalikeSpill?
     private let name: String
-    private let hashesInMemory = InMemoryLimit.items(RunResults.hashesInMemory)
+    private let hashesInMemory = RunResults.hashesInMemory
     private var decoders: [String: Int] = [:]
     /// Output paths of the items (for `--prune`, which must not delete a
     /// path a remaining item records), when asked for.
@@ -45,11 +45,18 @@ final class RunResults {
     private var goneIDs: ScratchText?
     private(set) var goneCount = 0
 
-    /// Hashes grouped in memory (`LookalikeGroups`, 16 bytes each); a run
-    /// with more groups them from files and an SQLite index as a merge does
-    /// (`LookalikeSpill`).
-    static let hashesInMemory = 200_000
+    /// Hashes grouped in memory (`LookalikeGroups`; `SpillLimit`: 262,144
+    /// of 16 bytes, a position and a hash); a run with more groups them
+    /// from files and an SQLite index as a merge does (`LookalikeSpill`).
+    /// They are a list in position order, not a map: they spill to the
+    /// look-alike files a merge reads, not to a `SpillingStore`.
+    static var hashesInMemory: Int { SpillLimit.entries(bytesPerEntry: 16) }
     private var failure: RunError?
+
+    /// Manifest text held before it is written to its spool: 1 MiB, a
+    /// thousand lines or so for one `write`, which costs no more than a
+    /// line's share of the run's memory.
+    static let spoolFlushBytes = 1 << 20
 
     init(out: OutputDirectory, trackOutputs: Bool) throws(RunError) {
         self.out = out
@@ -63,8 +70,8 @@ final class RunResults {
         }
         report = ReportGatherer(spool: try ReportSpool(file: out.temporaryDirectory + "/" + name + "-failures.tmp"),
                                 warningSpool: try ReportSpool(file: out.temporaryDirectory + "/" + name + "-warnings.tmp"))
-        outputPaths = trackOutputs ? try OutputPathIndex(path: out.temporaryDirectory + "/" + name + "-outputs.sqlite") : nil
-        text.reserve(1 << 20 + 64 * 1024)
+        outputPaths = trackOutputs ? OutputPathIndex(path: out.temporaryDirectory + "/" + name + "-outputs.sqlite") : nil
+        text.reserve(Self.spoolFlushBytes + 64 * 1024)
     }
 
     deinit { remove() }
@@ -108,7 +115,7 @@ final class RunResults {
         spooled.withBytes { (raw: UnsafeRawBufferPointer) in text.append(raw) }
         text.raw("\n")
         count += 1
-        if text.count >= 1 << 20 { flush() }
+        if text.count >= Self.spoolFlushBytes { flush() }
     }
 
     /// A record of the last runs that stays in the manifest's `kept`, not
@@ -127,7 +134,7 @@ final class RunResults {
         ManifestWriter.write(item, into: &keptText)
         keptText.raw("\n")
         keptCount += 1
-        if keptText.count >= 1 << 20 { flushKept() }
+        if keptText.count >= Self.spoolFlushBytes { flushKept() }
     }
 
     /// A source gone since the last run, in the last run's order: its id
@@ -240,7 +247,7 @@ final class RunResults {
                     throw RunError.fatal("the run's item spool \(spoolPath) is damaged at item \(position + 1)")
                 }
                 if position == groups.nextLeader {
-                    guard let (id, _, _) = PreviousIndex.itemID(in: line) else {
+                    guard let (id, _, _) = ManifestItemDecoder.itemObject(in: line) else {
                         throw RunError.fatal("the run's item spool \(spoolPath) is damaged at item \(position + 1)")
                     }
                     try groups.leaderMet(id: id)
@@ -257,12 +264,15 @@ final class RunResults {
                 if gatherGroups {
                     // The report's groups show their first members'
                     // tiles: a line is decoded only for a tile.
-                    if report.wantsTile(inGroupOf: similar.id) {
-                        var item = try JSONDecoder().decode(ManifestItem.self, from: Data(line))
+                    let wantsTile = report.wantsTile(inGroupOf: similar.id)
+                    guard var item = ManifestItemDecoder.decode(line, fields: wantsTile ? .all : .outputs) else {
+                        throw RunError.fatal("the run's item spool \(spoolPath) is damaged at item \(position + 1)")
+                    }
+                    if wantsTile {
                         item.similarTo = similar
                         report.addToGroup(item)
                     } else {
-                        report.countInGroup(of: similar.id, hasOutputs: !Self.hasNoOutputs(line))
+                        report.countInGroup(of: similar.id, hasOutputs: !item.outputs.isEmpty)
                     }
                 }
             }
@@ -300,14 +310,6 @@ final class RunResults {
         return (value, text)
     }
 
-    /// Whether an item's manifest text records no output (`"outputs": []`,
-    /// which no string value can hold: its quotes would be escaped).
-    private static func hasNoOutputs(_ line: UnsafeRawBufferPointer) -> Bool {
-        ManifestSource.firstMatch(noOutputs, in: line, before: line.count) != nil
-    }
-
-    private static let noOutputs = Array("\"outputs\": []".utf8)
-
     /// Ends the report's gathering (after the first `writeManifest`).
     func finishReport() {
         report.finish()
@@ -315,57 +317,35 @@ final class RunResults {
 }
 
 /// The output paths a run's items record (`--prune` asks it of every gone
-/// source's outputs): a set in memory up to `pathsInMemory`, then an SQLite
-/// file under `OUT/.thumbs/tmp/`.
+/// source's outputs): a `SpillingStore` used as a set, in memory up to
+/// `pathsInMemory`, then an SQLite file under `OUT/.thumbs/tmp/`.
 final class OutputPathIndex {
-    private let path: String
-    private var paths = Set<String>()
-    private var database: SQLiteDatabase?
-    private var insert, find: SQLiteStatement?
+    private let paths: SpillingStore<KeyOnly>
 
-    static let pathsInMemory = 20_000
-    private let inMemory = InMemoryLimit.items(OutputPathIndex.pathsInMemory)
+    /// What a path costs in memory: about 200 bytes (a path of 60 to 100
+    /// characters in its heap block, and the table's slot).
+    static let pathBytes = 200
 
-    init(path: String) throws(RunError) {
-        self.path = path
+    /// Paths kept in memory before they go to the file (`SpillLimit`: 20,971).
+    static var pathsInMemory: Int { SpillLimit.entries(bytesPerEntry: pathBytes) }
+
+    init(path: String) {
+        paths = SpillingStore(path: path, limit: Self.pathsInMemory, cacheMiB: 8)
     }
 
     func add(_ output: String) throws(RunError) {
         do {
-            if database == nil {
-                paths.insert(output)
-                guard paths.count > inMemory else { return }
-                let database = try SQLiteDatabase(creatingAt: path, cacheMiB: 8)
-                try database.execute("CREATE TABLE paths(path TEXT PRIMARY KEY) WITHOUT ROWID; BEGIN;")
-                insert = try database.prepare("INSERT OR IGNORE INTO paths VALUES (?)")
-                find = try database.prepare("SELECT 1 FROM paths WHERE path = ?")
-                self.database = database
-                for kept in paths { try store(kept) }
-                paths = []
-                return
-            }
-            try store(output)
+            try paths.set(KeyOnly(), for: output)
         } catch {
             throw .fatal("cannot index the run's output paths: \(error.message)")
         }
     }
 
-    private func store(_ output: String) throws(SQLiteDatabase.Failure) {
-        insert!.bind(1, output)
-        try insert!.run()
-    }
-
     func contains(_ output: String) -> Bool {
-        guard let find else { return paths.contains(output) }
-        find.bind(1, output)
-        defer { find.reset() }
-        return (try? find.step()) == true
+        paths.contains(output)
     }
 
     func remove() {
-        insert = nil
-        find = nil
-        database?.closeAndRemove()
-        database = nil
+        paths.remove()
     }
 }

@@ -14,20 +14,22 @@ import Foundation
 /// decoders is not affected: a record keeps the `decoder` it ran.
 ///
 /// Only such inversions are kept, one per digest: none in a run without
-/// races. Past `takeoversInMemory` they go to an SQLite file under
-/// `OUT/.thumbs/tmp/`, like the registry's finished outcomes.
+/// races. They live in a `SpillingStore`: past `takeoversInMemory`, in an
+/// SQLite file under `OUT/.thumbs/tmp/`, like the registry's outcomes.
 final class SourceOrderLeaders {
-    private var takeovers: [String: String] = [:]
-    private var database: SQLiteDatabase?
-    private var insert, find: SQLiteStatement?
-    private let folder: String?
-    private let inMemory = InMemoryLimit.items(SourceOrderLeaders.takeoversInMemory)
+    /// The new leader's id by digest.
+    private let takeovers: SpillingStore<String>
 
-    static let takeoversInMemory = 20_000
+    /// What an inversion costs in memory: about 200 bytes (the digest's 64
+    /// characters and the id, each a heap block, and the table's slot).
+    static let takeoverBytes = 200
+
+    /// Inversions kept in memory before they go to the file (`SpillLimit`: 20,971).
+    static var takeoversInMemory: Int { SpillLimit.entries(bytesPerEntry: takeoverBytes) }
 
     /// `folder`: where inversions go past `takeoversInMemory` (nil: memory).
     init(folder: String?) {
-        self.folder = folder
+        takeovers = SpillingStore(path: folder.map { $0 + "/leaders-\(UUID().uuidString).sqlite" }, limit: Self.takeoversInMemory, cacheMiB: 2)
     }
 
     /// Relabels `record`, the item at `position` in source order. Call it
@@ -35,7 +37,7 @@ final class SourceOrderLeaders {
     func relabel(_ record: inout ManifestItem, position: Int) {
         defer { record.leaderPosition = nil }
         guard record.status == .ok || record.status == .duplicate, let sha = record.sha256 else { return }
-        if let leader = takeover(of: sha) {
+        if let leader = takeovers.value(for: sha) {
             guard leader != record.id else { return }
             record.status = .duplicate
             record.duplicateOf = leader
@@ -44,44 +46,12 @@ final class SourceOrderLeaders {
         guard record.status == .duplicate, let leaderPosition = record.leaderPosition, leaderPosition > position else { return }
         record.status = .ok
         record.duplicateOf = nil
-        keep(sha, leader: record.id)
+        // A file that cannot be written leaves it in the store's memory.
+        try? takeovers.set(record.id, for: sha)
     }
 
     /// Deletes the inversions kept on disk (the run is over).
     func remove() {
-        insert = nil
-        find = nil
-        database?.closeAndRemove()
-        database = nil
-    }
-
-    deinit { remove() }
-
-    private func takeover(of sha: String) -> String? {
-        if let leader = takeovers[sha] { return leader }
-        guard let find else { return nil }
-        find.bind(1, sha)
-        defer { find.reset() }
-        return (try? find.step()) == true ? find.text(0) : nil
-    }
-
-    private func keep(_ sha: String, leader: String) {
-        if database == nil, takeovers.count >= inMemory, let folder {
-            do {
-                let database = try SQLiteDatabase(creatingAt: folder + "/leaders-\(UUID().uuidString).sqlite", cacheMiB: 2)
-                try database.execute("CREATE TABLE leaders(sha TEXT PRIMARY KEY, id TEXT NOT NULL) WITHOUT ROWID; BEGIN;")
-                insert = try database.prepare("INSERT OR REPLACE INTO leaders VALUES (?, ?)")
-                find = try database.prepare("SELECT id FROM leaders WHERE sha = ?")
-                self.database = database
-            } catch {
-                // No file: the inversions stay in memory.
-            }
-        }
-        if let insert {
-            insert.bind(1, sha)
-            insert.bind(2, leader)
-            if (try? insert.run()) != nil { return }
-        }
-        takeovers[sha] = leader
+        takeovers.remove()
     }
 }

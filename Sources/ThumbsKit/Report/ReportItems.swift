@@ -20,10 +20,10 @@ struct ReportItems {
     /// first read error is kept in `failure` and ends that pass.
     static func reading(_ source: ManifestSource, failure: ReadFailure) -> ReportItems {
         ReportItems { body in
-            let cursor = source.items(as: ReportTileItem.self)
+            let cursor = source.items(fields: Self.tileFields)
             do throws(RunError) {
                 while let item = try cursor.next() {
-                    if !body(item.manifestItem) { return }
+                    if !body(item) { return }
                 }
             } catch {
                 if failure.error == nil { failure.error = error }
@@ -31,46 +31,14 @@ struct ReportItems {
         }
     }
 
+    /// The fields of an item a report reads back for its tiles (`ReportWriter`:
+    /// `tile`, the grid and the groups' first images), and only those: the
+    /// rest of an item (placeholders, hashes, meta, download record) was most
+    /// of the time of reading a manifest back.
+    static let tileFields: ManifestItemDecoder.Fields = [.size, .outputs, .color, .video]
+
     /// Where a report read from a file keeps the error that cut it short.
     final class ReadFailure {
         var error: RunError?
     }
-}
-
-/// The fields of an item a report reads back for its tiles (`ReportWriter`:
-/// `tile`, the grid and the groups' first images), and only those: the
-/// rest of an item (placeholders, hashes, meta, download record) was most
-/// of the time of reading a manifest back.
-struct ReportTileItem: StreamedItem {
-    var id: String
-    var source: String
-    var status: ItemStatus
-    var width: Int?
-    var height: Int?
-    var outputs: [ManifestOutput]
-    var color: String?
-    var video: VideoFacts?
-
-    init(_ item: ManifestItem) {
-        id = item.id
-        source = item.source
-        status = item.status
-        width = item.width
-        height = item.height
-        outputs = item.outputs
-        color = item.color
-        video = item.video
-    }
-
-    var manifestItem: ManifestItem {
-        var item = ManifestItem(id: id, source: source, status: status)
-        item.width = width
-        item.height = height
-        item.outputs = outputs
-        item.color = color
-        item.video = video
-        return item
-    }
-
-    var mergeKey: MergeOrder.Key { MergeOrder.Key(id: id, source: source, downloaded: false) }
 }

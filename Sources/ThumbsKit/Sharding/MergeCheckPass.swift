@@ -15,7 +15,8 @@ enum MergeCheckPass {
     static func run(_ checked: ShardSetCheck.Checked, index: MergeIndex, spill: LookalikeSpill) throws(RunError) {
         let shards = checked.shards
         let count = shards.count
-        let stream = try MergedStream<MergeCheckItem>(shards, useOrder: checked.useOrder)
+        // Only what the pass checks and indexes: a third of an item.
+        let stream = try MergedStream(shards, useOrder: checked.useOrder, fields: [.sha256, .outputs, .phash])
         var missing: (path: String, shard: Int)?
         var missingCount = 0
         do {
@@ -73,36 +74,4 @@ enum MergeCheckPass {
                          + "run that shard again with the same command (it remakes missing thumbnails), then merge")
         }
     }
-}
-
-/// The fields of an item the check pass reads, and only those: decoding
-/// the whole `ManifestItem` (placeholders, meta, download record…) was most
-/// of the pass's time.
-struct MergeCheckItem: StreamedItem {
-    var id: String
-    var source: String
-    var status: ItemStatus
-    var sha256: String?
-    var outputs: [Output]
-    var phash: String?
-    var download: Present?
-
-    struct Output: Decodable {
-        var path: String
-    }
-
-    /// A field that is there, whatever it holds.
-    struct Present: Decodable {}
-
-    init(_ item: ManifestItem) {
-        id = item.id
-        source = item.source
-        status = item.status
-        sha256 = item.sha256
-        outputs = item.outputs.map { Output(path: $0.path) }
-        phash = item.phash
-        download = item.download == nil ? nil : Present()
-    }
-
-    var mergeKey: MergeOrder.Key { MergeOrder.Key(id: id, source: source, downloaded: download != nil) }
 }

@@ -22,7 +22,7 @@ enum MergedManifestWriter {
         let scratch = out.temporaryDirectory + "/report-\(UUID().uuidString)"
         let report = ReportGatherer(spool: try ReportSpool(file: scratch + "-failures.tmp"),
                                     warningSpool: try ReportSpool(file: scratch + "-warnings.tmp"))
-        let stream = try MergedStream<ManifestItem>(shards, useOrder: checked.useOrder)
+        let stream = try MergedStream(shards, useOrder: checked.useOrder)
         try ManifestLines.write(header, in: out, failing: "cannot merge the shards", what: "merged manifest") { lines, emit in
             let groups = try LookalikeGroupCursor(index: index)
             while let (original, k) = try stream.next() {

@@ -1,7 +1,8 @@
 import HeapModule
 
 /// The shards' items in the merged order, read as a stream: each shard is
-/// an `ItemCursor` (a batch of its items in memory), and the order is either
+/// an `ItemCursor` (one line read at a time, for the fields the pass asks
+/// for), and the order is either
 /// the run's own (`run.shardOrder`, read number by number from shard 0's
 /// manifest: `ShardOrderCursor`) or, for shards that recorded none,
 /// `MergeOrder`'s k-way merge (a heap of one item per shard).
@@ -11,11 +12,11 @@ import HeapModule
 /// and the shards disagree: a shard with fewer items than its run found for
 /// it, or more (those are handed out after the order ends, so that every
 /// item is still checked), or an order that is not a list of indices.
-final class MergedStream<Item: StreamedItem> {
-    private let cursors: [ItemCursor<Item>]
+final class MergedStream {
+    private let cursors: [ItemCursor]
     private let order: ShardOrderCursor?
     private var heads: Heap<MergeOrder.Head>?
-    private var pending: [Item?]
+    private var pending: [ManifestItem?]
     private var draining = 0
     /// Per shard: items the order named for it.
     private(set) var ordered: [Int]
@@ -24,17 +25,19 @@ final class MergedStream<Item: StreamedItem> {
     /// Items handed out.
     private(set) var position = 0
 
-    init(_ shards: [ShardInput], useOrder: Bool) throws(RunError) {
-        cursors = shards.map { $0.source.items(as: Item.self) }
+    /// `fields`: what the pass reads of each item (`ManifestItemDecoder`),
+    /// besides what orders them (`id`, `source`, `download`).
+    init(_ shards: [ShardInput], useOrder: Bool, fields: ManifestItemDecoder.Fields = .all) throws(RunError) {
+        cursors = shards.map { $0.source.items(fields: fields.union(.download)) }
         order = useOrder ? shards[0].source.orderCursor(count: shards.count) : nil
         ordered = [Int](repeating: 0, count: shards.count)
-        pending = [Item?](repeating: nil, count: shards.count)
+        pending = [ManifestItem?](repeating: nil, count: shards.count)
         if order == nil {
             var heap = Heap<MergeOrder.Head>()
             for index in cursors.indices {
                 if let item = try cursors[index].next() {
                     pending[index] = item
-                    heap.insert(MergeOrder.Head(key: item.mergeKey, shard: index))
+                    heap.insert(MergeOrder.Head(key: MergeOrder.Key(item), shard: index))
                 }
             }
             heads = heap
@@ -45,7 +48,7 @@ final class MergedStream<Item: StreamedItem> {
     func itemsRead(_ index: Int) -> Int { cursors[index].count }
 
     /// The next item and the index of its shard; nil after the last.
-    func next() throws(RunError) -> (item: Item, shard: Int)? {
+    func next() throws(RunError) -> (item: ManifestItem, shard: Int)? {
         defer { position += 1 }
         if heads != nil {
             guard let head = heads!.popMin() else { return nil }
@@ -53,7 +56,7 @@ final class MergedStream<Item: StreamedItem> {
             let item = pending[shard]!
             if let following = try cursors[shard].next() {
                 pending[shard] = following
-                heads!.insert(MergeOrder.Head(key: following.mergeKey, shard: shard))
+                heads!.insert(MergeOrder.Head(key: MergeOrder.Key(following), shard: shard))
             } else {
                 pending[shard] = nil
             }

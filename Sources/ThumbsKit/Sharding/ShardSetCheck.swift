@@ -46,7 +46,7 @@ enum ShardSetCheck {
 
     /// After a pass over the merged stream: the order was a list of indices
     /// and named each shard as many times as it has items.
-    static func checkOrderCounts<Item>(_ ordered: [ShardInput], _ stream: MergedStream<Item>) throws(RunError) {
+    static func checkOrderCounts(_ ordered: [ShardInput], _ stream: MergedStream) throws(RunError) {
         if stream.orderDamaged {
             throw .usage("\(ordered[0].label) has a damaged run.shardOrder: run the shards again with this thumbs")
         }

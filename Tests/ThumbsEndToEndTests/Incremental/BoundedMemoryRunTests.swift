@@ -6,7 +6,7 @@ import XCTest
 /// A run over millions keeps what must be looked up across all its items in
 /// files under OUT/.thumbs/tmp (look-alike hashes, finished duplicates,
 /// output paths for --prune, the previous run's index) once they pass
-/// `InMemoryLimit`. `THUMBS_IN_MEMORY_LIMIT=0` sends a run of a few images
+/// `SpillLimit`. `THUMBS_IN_MEMORY_LIMIT=0` sends a run of a few images
 /// down those paths: it must write what the in-memory run writes, and
 /// leave no scratch file behind.
 final class BoundedMemoryRunTests: TemporaryFolderTestCase {

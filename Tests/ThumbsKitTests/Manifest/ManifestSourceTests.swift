@@ -106,4 +106,31 @@ final class ManifestSourceTests: TemporaryFolderTestCase {
         manifest.items = []
         XCTAssertEqual(source.header, manifest)
     }
+
+    /// Issue 34: a manifest in thumbs' layout whose header does not decode
+    /// fails at its header, with a line that says so; its items are not
+    /// decoded whole to find out (a million items held 1.4 GB).
+    func testAHeaderThatDoesNotDecodeFailsThere() throws {
+        let path = root + "/manifest.json"
+        let text = String(decoding: ManifestWriter.encode(manifest(items: 300, order: nil)), as: UTF8.self)
+        XCTAssertTrue(text.contains(#""startedAt": "s""#))
+        try text.replacingOccurrences(of: #""startedAt": "s""#, with: #""startedAt": 7"#).write(toFile: path, atomically: false, encoding: .utf8)
+        XCTAssertThrowsError(try ManifestSource.open(path)) { error in
+            XCTAssertTrue("\(error)".contains("manifest.json is not a valid thumbs manifest: its header does not decode"), "\(error)")
+        }
+    }
+
+    /// A file in another layout than thumbs' is read whole only up to
+    /// `ManifestSource.wholeReadLimit`; a larger one fails with a line
+    /// that says why, before it is read.
+    func testAnotherLayoutPastTheLimitIsNotReadWhole() throws {
+        let path = root + "/big.json"
+        var bytes = Array("{\n".utf8)
+        bytes += [UInt8](repeating: 0x20, count: ManifestSource.wholeReadLimit)
+        bytes += Array("\n}\n".utf8)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        XCTAssertThrowsError(try ManifestSource.open(path)) { error in
+            XCTAssertTrue("\(error)".contains("big.json is not laid out as thumbs writes a manifest (one item a line), and at 16 MB it is too large to read whole (at most 16 MB)"), "\(error)")
+        }
+    }
 }

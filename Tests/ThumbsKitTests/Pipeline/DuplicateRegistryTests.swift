@@ -108,37 +108,3 @@ private final class FirstResult: @unchecked Sendable {
         continuation?.resume(returning: value)
     }
 }
-
-/// Past `DuplicateRegistry.outcomesInMemory`, finished outcomes live in an
-/// SQLite file: what a follower gets back is the whole outcome.
-final class FinishedOutcomesTests: XCTestCase {
-    func testAnOutcomeKeptOnDiskComesBackWhole() throws {
-        let folder = TestImages.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let store = try FinishedOutcomes(path: folder + "/outcomes.sqlite")
-        let output = ManifestOutput(size: "256", path: "256/a.jpg", width: 4, height: 3, bytes: 9, format: "jpeg", sha256: "cd")
-        let video = VideoFacts(durationSeconds: 3.5, codec: "hevc", fps: 29.97, frameAtSeconds: 1, hdr: "pq")
-        let full = DuplicateRegistry.Outcome(
-            leaderID: "a.mov", info: SourceImageInfo(format: "mov", width: 1920, height: 1080, orientation: 6), decoder: .video,
-            signature: ImageSignature(placeholder: Placeholder(thumbhash: "t", blurhash: "b"), color: "#102030", phash: "8021d40efe7ecc6e"),
-            outputs: [output], error: nil, video: video)
-        let failed = DuplicateRegistry.Outcome(leaderID: "b.jpg", info: nil, decoder: nil, signature: nil, outputs: [],
-                                               error: ItemError(.decode, "truncated"))
-        XCTAssertTrue(store.keep(full, of: DuplicateRegistryTests.digest("full")))
-        XCTAssertTrue(store.keep(failed, of: DuplicateRegistryTests.digest("failed")))
-        let back = try XCTUnwrap(store.outcome(of: DuplicateRegistryTests.digest("full")))
-        XCTAssertEqual(back.leaderID, "a.mov")
-        XCTAssertEqual(back.info, full.info)
-        XCTAssertEqual(back.decoder, .video)
-        XCTAssertEqual(back.signature, full.signature)
-        XCTAssertEqual(back.outputs, [output])
-        XCTAssertEqual(back.video, video)
-        XCTAssertNil(back.error)
-        let error = try XCTUnwrap(store.outcome(of: DuplicateRegistryTests.digest("failed"))?.error)
-        XCTAssertEqual(error.code, .decode)
-        XCTAssertEqual(error.message, "truncated")
-        XCTAssertNil(store.outcome(of: DuplicateRegistryTests.digest("other")))
-        store.remove()
-        XCTAssertFalse(FileManager.default.fileExists(atPath: folder + "/outcomes.sqlite"))
-    }
-}
