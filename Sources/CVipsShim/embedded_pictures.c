@@ -364,6 +364,27 @@ static int starts_with(const char *s, const char *prefix) {
     return 1;
 }
 
+/* The JPEG a directory names by two tags, its start (from t->base) and
+ * its length, added as a picture of `kind` when both are there: the Exif
+ * IFD1 thumbnail and the Nikon and Pentax previews are written this way. */
+static void add_directory_jpeg(context *c, const tiff *t, uint64_t directory, uint32_t start_tag,
+                               uint32_t length_tag, int kind, int maker) {
+    uint32_t start = 0, length = 0;
+    int have_start = 0, have_length = 0;
+    int count = directory_count(c, t, directory);
+    for (int i = 0; i < count; i++) {
+        entry e;
+        if (!read_entry(c, t, directory, i, &e))
+            break;
+        if (e.tag == start_tag)
+            have_start = entry_value(c, t, &e, 0, &start);
+        else if (e.tag == length_tag)
+            have_length = entry_value(c, t, &e, 0, &length);
+    }
+    if (have_start && have_length)
+        add_picture(c, t->base + start, length, kind, maker, 0, 0, 0, 0, 0);
+}
+
 /* Nikon type 3: "Nikon\0", version 2.x, 2 bytes, then a TIFF header from
  * which the note's offsets count. PreviewIFD (0x0011) holds 0x0201 start
  * and 0x0202 length. */
@@ -383,21 +404,8 @@ static void nikon_note(context *c, const tiff *exif, uint64_t note, uint64_t siz
             break;
         if (e.tag != TAG_NIKON_PREVIEW_IFD || !entry_value(c, &t, &e, 0, &preview) || !visit(c, t.base + preview))
             continue;
-        uint64_t sub = t.base + preview;
-        uint32_t start = 0, length = 0;
-        int have_start = 0, have_length = 0;
-        int n = directory_count(c, &t, sub);
-        for (int k = 0; k < n; k++) {
-            entry s;
-            if (!read_entry(c, &t, sub, k, &s))
-                break;
-            if (s.tag == TAG_JPEG_OFFSET)
-                have_start = entry_value(c, &t, &s, 0, &start);
-            else if (s.tag == TAG_JPEG_LENGTH)
-                have_length = entry_value(c, &t, &s, 0, &length);
-        }
-        if (have_start && have_length)
-            add_picture(c, t.base + start, length, SHIM_EP_MAKER_NOTE, SHIM_EP_MAKER_NIKON, 0, 0, 0, 0, 0);
+        add_directory_jpeg(c, &t, t.base + preview, TAG_JPEG_OFFSET, TAG_JPEG_LENGTH, SHIM_EP_MAKER_NOTE,
+                           SHIM_EP_MAKER_NIKON);
     }
 }
 
@@ -417,20 +425,8 @@ static void pentax_note(context *c, const tiff *exif, uint64_t note, uint64_t si
         t.big = 0;
     if (!visit(c, directory))
         return;
-    uint32_t start = 0, length = 0;
-    int have_start = 0, have_length = 0;
-    int count = directory_count(c, &t, directory);
-    for (int i = 0; i < count; i++) {
-        entry e;
-        if (!read_entry(c, &t, directory, i, &e))
-            break;
-        if (e.tag == TAG_PENTAX_PREVIEW_START)
-            have_start = entry_value(c, &t, &e, 0, &start);
-        else if (e.tag == TAG_PENTAX_PREVIEW_LENGTH)
-            have_length = entry_value(c, &t, &e, 0, &length);
-    }
-    if (have_start && have_length)
-        add_picture(c, t.base + start, length, SHIM_EP_MAKER_NOTE, SHIM_EP_MAKER_PENTAX, 0, 0, 0, 0, 0);
+    add_directory_jpeg(c, &t, directory, TAG_PENTAX_PREVIEW_START, TAG_PENTAX_PREVIEW_LENGTH, SHIM_EP_MAKER_NOTE,
+                       SHIM_EP_MAKER_PENTAX);
 }
 
 /* An Olympus directory's preview, named by three tags: valid (absent: 1),
@@ -579,22 +575,8 @@ static void exif_segment(context *c, uint64_t payload, uint64_t size) {
         exif_directory(c, &t, t.base + exif, &note, &note_size);
     /* IFD1: the thumbnail. */
     uint32_t ifd1 = next_directory(c, &t, ifd0);
-    if (ifd1 && visit(c, t.base + ifd1)) {
-        uint32_t start = 0, length = 0;
-        int have_start = 0, have_length = 0;
-        int count = directory_count(c, &t, t.base + ifd1);
-        for (int i = 0; i < count; i++) {
-            entry e;
-            if (!read_entry(c, &t, t.base + ifd1, i, &e))
-                break;
-            if (e.tag == TAG_JPEG_OFFSET)
-                have_start = entry_value(c, &t, &e, 0, &start);
-            else if (e.tag == TAG_JPEG_LENGTH)
-                have_length = entry_value(c, &t, &e, 0, &length);
-        }
-        if (have_start && have_length)
-            add_picture(c, t.base + start, length, SHIM_EP_EXIF_THUMBNAIL, 0, 0, 0, 0, 0, 0);
-    }
+    if (ifd1 && visit(c, t.base + ifd1))
+        add_directory_jpeg(c, &t, t.base + ifd1, TAG_JPEG_OFFSET, TAG_JPEG_LENGTH, SHIM_EP_EXIF_THUMBNAIL, 0);
     if (note)
         maker_note(c, &t, note, note_size);
 }
