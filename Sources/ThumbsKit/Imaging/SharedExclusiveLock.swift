@@ -10,6 +10,8 @@ final class SharedExclusiveLock: @unchecked Sendable {
     private var sharers = 0
     private var exclusiveHeld = false
     private var exclusiveWaiting = 0
+    /// The thread that holds the lock exclusively, while one does.
+    private var owner: pthread_t?
 
     func shared<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         condition.lock()
@@ -31,21 +33,25 @@ final class SharedExclusiveLock: @unchecked Sendable {
         while exclusiveHeld || sharers > 0 { condition.wait() }
         exclusiveWaiting -= 1
         exclusiveHeld = true
+        owner = pthread_self()
         condition.unlock()
         defer {
             condition.lock()
             exclusiveHeld = false
+            owner = nil
             condition.broadcast()
             condition.unlock()
         }
         return try body()
     }
 
-    /// Whether someone holds the lock exclusively (the caller, when it runs
-    /// inside `exclusive`: nobody else runs under the lock then).
+    /// Whether the calling thread holds the lock exclusively. Not "anyone":
+    /// a thread outside the lock that asked while another held it would
+    /// take that holder's diagnosis for its own (and leave it none).
     var isExclusive: Bool {
         condition.lock()
         defer { condition.unlock() }
-        return exclusiveHeld
+        guard exclusiveHeld, let owner else { return false }
+        return pthread_equal(owner, pthread_self()) != 0
     }
 }

@@ -1,5 +1,6 @@
 import CVips
 import Foundation
+import Synchronization
 
 /// Makes each failed item's libvips message its own.
 ///
@@ -43,23 +44,47 @@ enum VipsErrorBuffer {
             if let settled = failure.settled { throw settled }
         }
         return try lock.exclusive { () throws(ItemError) -> T in
-            vips_error_clear()
             defer { vips_error_clear() }
-            do throws(ImagingError) {
-                // Worked this time (memory was short?): the item is made.
-                return try body()
-            } catch {
-                throw error.itemError
+            var run = 1
+            while true {
+                vips_error_clear()
+                foundEmpty.store(false, ordering: .relaxed)
+                do throws(ImagingError) {
+                    // Worked this time (memory was short?): the item is made.
+                    return try body()
+                } catch {
+                    // Failed again with nothing in the buffer: once more,
+                    // rather than give the item a bare "resize failed".
+                    if foundEmpty.load(ordering: .relaxed), run < Self.diagnosisRuns {
+                        run += 1
+                        continue
+                    }
+                    throw error.itemError
+                }
             }
         }
     }
+
+    /// Runs of a failed step under the exclusive lock, at most, while libvips
+    /// leaves its buffer empty. A failure that repeats always has a message
+    /// in libvips 8.14; under heavy load one diagnosis in a full test run
+    /// found none (a truncated JPEG, "resize failed" instead of "Premature
+    /// end of input"), so a second run is cheaper than a message that says
+    /// nothing. Failures only: good images never get here.
+    static let diagnosisRuns = 2
+
+    /// Set by `read` when a diagnosis found the buffer empty; only the
+    /// thread that holds the lock exclusively reads or writes it.
+    private static let foundEmpty = Atomic<Bool>(false)
 
     /// libvips' messages as one line, when they can only be the caller's:
     /// during a diagnosis (`attributed`), the buffer text or `fallback`
     /// when libvips left none. Nil while libvips work is shared.
     static func read(fallback: String) -> String? {
         guard lock.isExclusive else { return nil }
-        return take() ?? fallback
+        if let text = take() { return text }
+        foundEmpty.store(true, ordering: .relaxed)
+        return fallback
     }
 
     /// The buffer's text, read alone: for libvips' start, before any item.
