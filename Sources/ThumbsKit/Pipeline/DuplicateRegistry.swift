@@ -31,8 +31,11 @@ actor DuplicateRegistry {
         /// The leader was read in part, but its first plan declined and a
         /// later entry read more of it than its key covers: the key says
         /// nothing of the bytes that made these outputs, so a follower
-        /// decodes on its own (`ItemProcessor.decodeOnce`).
+        /// hashes itself whole (`ItemProcessor.decodeOnce`).
         var readPastKey = false
+        /// With `readPastKey`: the leader's sha256, hashed whole after its
+        /// decode; a follower is its duplicate only with the same.
+        var wholeSHA256: String? = nil
     }
 
     enum Claim: Sendable {
@@ -146,6 +149,7 @@ private struct StoredOutcome: Codable {
     var video: VideoFacts?
     var warnings: [String]?
     var readPastKey: Bool?
+    var wholeSHA256: String?
 
     init(_ outcome: DuplicateRegistry.Outcome) {
         leaderID = outcome.leaderID
@@ -165,6 +169,7 @@ private struct StoredOutcome: Codable {
         video = outcome.video
         warnings = outcome.warnings.isEmpty ? nil : outcome.warnings
         readPastKey = outcome.readPastKey ? true : nil
+        wholeSHA256 = outcome.wholeSHA256
     }
 
     var outcome: DuplicateRegistry.Outcome {
@@ -179,6 +184,7 @@ private struct StoredOutcome: Codable {
         outcome.leaderPosition = leaderPosition ?? 0
         outcome.warnings = warnings ?? []
         outcome.readPastKey = readPastKey ?? false
+        outcome.wholeSHA256 = wholeSHA256
         return outcome
     }
 }

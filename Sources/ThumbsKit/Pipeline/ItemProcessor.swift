@@ -283,9 +283,10 @@ struct ItemProcessor: Sendable {
     /// A partly read source whose first plan declines, and whose decode
     /// then read more than was hashed (a damaged preview; the photo's own
     /// entry decoded it), is read and hashed whole after its decode and gets
-    /// its sha256 (`identity`): its record never claims less than was read.
-    /// Its outcome says so (`readPastKey`), and a follower that found it
-    /// under the partial key decodes on its own.
+    /// its sha256 (`renderOnce`): its record never claims less than was
+    /// read. A follower that found such a leader under the partial key
+    /// hashes itself whole too, and is its duplicate only when the two
+    /// sha256s are equal; else it decodes on its own.
     private func decodeOnce(
         _ item: SourceItem, bytes: SourceBytes, format: String, position: Int, first: DecodePlan?
     ) async -> ManifestItem {
@@ -293,46 +294,75 @@ struct ItemProcessor: Sendable {
         // failed read failed the item before this).
         let key = bytes.key
         if case .file(_, let size, _) = item.origin, !sharedSizes.contains(size) {
-            let outcome = await render(item, bytes: bytes, format: format, first: first)
-            return await record(item, bytes: bytes, outcome: outcome, status: .ok)
+            let outcome = await renderOnce(item, bytes: bytes, format: format, first: first)
+            return record(item, bytes: bytes, outcome: outcome, status: .ok)
         }
         switch await registry.claim(key) {
         case .leader:
-            var outcome = await render(item, bytes: bytes, format: format, first: first)
+            var outcome = await renderOnce(item, bytes: bytes, format: format, first: first)
             outcome.leaderPosition = position
             await registry.finish(key, outcome)
-            return await record(item, bytes: bytes, outcome: outcome, status: .ok)
+            return record(item, bytes: bytes, outcome: outcome, status: .ok)
         case .follower(let leader) where leader.readPastKey:
-            let outcome = await render(item, bytes: bytes, format: format, first: first)
-            return await record(item, bytes: bytes, outcome: outcome, status: .ok)
+            let file = bytes.file, interrupt = self.interrupt
+            let whole = try? await io.run { () throws(ItemError) -> SourceBytes in try SourceBytes(hashing: file, interrupt: interrupt) }
+            if let whole, let sha = leader.wholeSHA256, whole.digest.hex == sha {
+                return await duplicate(item, bytes: whole, of: leader)
+            }
+            let outcome = await renderOnce(item, bytes: bytes, format: format, first: first)
+            return record(item, bytes: bytes, outcome: outcome, status: .ok)
         case .follower(let leader):
-            if let error = leader.error {
-                var record = await record(item, bytes: bytes, outcome: leader, status: .failed)
-                record.error = ErrorRecord(ItemError(error.code, "same bytes as \(leader.leaderID): \(error.message)"))
-                return record
-            }
-            let out = self.out
-            let targets = leader.outputs.map { output in
-                (output, item.outputPath(size: output.size, fileExtension: OutputNamer.fileExtension(of: output.path)))
-            }
-            do {
-                let outputs = try await io.run { () throws(ItemError) -> [ManifestOutput] in
-                    try targets.map { (output, path) throws(ItemError) -> ManifestOutput in
-                        try OutputLinker.link(out.absolute(output.path), to: out.absolute(path), writer: out.writer)
-                        var copy = output
-                        copy.path = path
-                        return copy
-                    }
-                }
-                var record = await record(item, bytes: bytes, outcome: leader, status: .duplicate)
-                record.outputs = outputs
-                record.duplicateOf = leader.leaderID
-                record.leaderPosition = leader.leaderPosition
-                return record
-            } catch {
-                return failed(item, (error as? ItemError) ?? .io("\(error)"))
-            }
+            return await duplicate(item, bytes: bytes, of: leader)
         }
+    }
+
+    /// The record of a source with the same bytes as `leader`: its failure,
+    /// or its outputs linked under this item's names.
+    private func duplicate(_ item: SourceItem, bytes: SourceBytes, of leader: DuplicateRegistry.Outcome) async -> ManifestItem {
+        if let error = leader.error {
+            var record = record(item, bytes: bytes, outcome: leader, status: .failed)
+            record.error = ErrorRecord(ItemError(error.code, "same bytes as \(leader.leaderID): \(error.message)"))
+            return record
+        }
+        let out = self.out
+        let targets = leader.outputs.map { output in
+            (output, item.outputPath(size: output.size, fileExtension: OutputNamer.fileExtension(of: output.path)))
+        }
+        do {
+            let outputs = try await io.run { () throws(ItemError) -> [ManifestOutput] in
+                try targets.map { (output, path) throws(ItemError) -> ManifestOutput in
+                    try OutputLinker.link(out.absolute(output.path), to: out.absolute(path), writer: out.writer)
+                    var copy = output
+                    copy.path = path
+                    return copy
+                }
+            }
+            var record = record(item, bytes: bytes, outcome: leader, status: .duplicate)
+            record.outputs = outputs
+            record.duplicateOf = leader.leaderID
+            record.leaderPosition = leader.leaderPosition
+            return record
+        } catch {
+            return failed(item, (error as? ItemError) ?? .io("\(error)"))
+        }
+    }
+
+    /// `render`, then, when the decode read past the bytes a partly read
+    /// source hashed (`readPastKey`), the whole file hashed
+    /// (`wholeSHA256`); a file that cannot be read whole now fails the item.
+    private func renderOnce(_ item: SourceItem, bytes: SourceBytes, format: String, first: DecodePlan?) async -> DuplicateRegistry.Outcome {
+        var outcome = await render(item, bytes: bytes, format: format, first: first)
+        guard outcome.readPastKey else { return outcome }
+        let file = bytes.file, interrupt = self.interrupt
+        do {
+            let whole = try await io.run { () throws(ItemError) -> SourceBytes in try SourceBytes(hashing: file, interrupt: interrupt) }
+            outcome.wholeSHA256 = whole.digest.hex
+        } catch {
+            outcome.error = (error as? ItemError) ?? .io("\(file.path): \(error)")
+            outcome.outputs = []
+            outcome.signature = nil
+        }
+        return outcome
     }
 
     /// The one loop every format takes (`DecoderList.decode`): plan (the
@@ -393,32 +423,17 @@ struct ItemProcessor: Sendable {
     // MARK: - Records
 
     /// What the record says of the source's bytes: its sha256 when it was
-    /// read whole, else `read` (the bytes read, `partial`); and the key
-    /// `SourceOrderLeaders` relabels by. A partly read source that its
-    /// decode read past the hashed bytes (`readPastKey`) is read and hashed
-    /// whole here; nil when that read fails (the item fails with it).
-    private func identity(
-        _ bytes: SourceBytes, outcome: DuplicateRegistry.Outcome
-    ) async -> Result<(sha: String?, read: ReadRecord?, key: String), ItemError> {
-        guard bytes.partial != nil else { return .success((bytes.digest.hex, nil, bytes.key.key)) }
-        guard outcome.readPastKey else {
-            return .success((nil, ReadRecord(bytes: Int64(bytes.bytesRead)), bytes.key.key))
-        }
-        let file = bytes.file, interrupt = self.interrupt
-        do {
-            let whole = try await io.run { () throws(ItemError) -> SourceBytes in try SourceBytes(hashing: file, interrupt: interrupt) }
-            return .success((whole.digest.hex, nil, whole.key.key))
-        } catch {
-            return .failure((error as? ItemError) ?? .io("\(file.path): \(error)"))
-        }
+    /// read whole (by the read, or after a decode that read past the
+    /// hashed bytes: `wholeSHA256`), else `read` (the bytes read,
+    /// `partial`); and the key `SourceOrderLeaders` relabels by.
+    private func identity(_ bytes: SourceBytes, outcome: DuplicateRegistry.Outcome) -> (sha: String?, read: ReadRecord?, key: String) {
+        if bytes.partial == nil { return (bytes.digest.hex, nil, bytes.key.key) }
+        if let sha = outcome.wholeSHA256 { return (sha, nil, sha) }
+        return (nil, ReadRecord(bytes: Int64(bytes.bytesRead)), bytes.key.key)
     }
 
-    private func record(_ item: SourceItem, bytes: SourceBytes, outcome: DuplicateRegistry.Outcome, status: ItemStatus) async -> ManifestItem {
-        let identity: (sha: String?, read: ReadRecord?, key: String)
-        switch await self.identity(bytes, outcome: outcome) {
-        case .success(let found): identity = found
-        case .failure(let error): return failed(item, error)
-        }
+    private func record(_ item: SourceItem, bytes: SourceBytes, outcome: DuplicateRegistry.Outcome, status: ItemStatus) -> ManifestItem {
+        let identity = self.identity(bytes, outcome: outcome)
         var record = ManifestItem(id: item.id, source: item.source, status: outcome.error == nil ? status : .failed)
         record.sha256 = identity.sha
         record.read = identity.read

@@ -141,7 +141,7 @@ public struct ReportWriter {
         if let r = s.read, r.bytes > 0 {
             // File sources: bytes read, and those left unread by the sources read in part.
             fact("Read", ReportFormat.bytes(r.bytes),
-                 r.partial > 0 ? "\(ReportFormat.bytes(r.bytesSaved)) saved by \(ReportFormat.int(r.partial)) partly read files" : "every file whole",
+                 r.partial > 0 ? "\(ReportFormat.bytes(r.bytesSaved)) saved by \(ReportFormat.int(r.partial)) partly read file\(r.partial == 1 ? "" : "s")" : "every file whole",
                  into: &out)
         }
         let d = s.downloads

@@ -25,10 +25,16 @@ final class PartialReadTests: TemporaryFolderTestCase {
         return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
-    private func cameraJPEGBytes(seed: UInt64 = 1) throws -> [UInt8] {
+    /// `brokenPreview`: the preview's scan bytes after its header replaced
+    /// by 0xFF fill, its frame intact: it is planned, then declines.
+    private func cameraJPEGBytes(seed: UInt64 = 1, brokenPreview: Bool = false) throws -> [UInt8] {
         var blue = [UInt8](repeating: 0, count: 600 * 400 * 3)
         for i in stride(from: 2, to: blue.count, by: 3) { blue[i] = 255 }
-        let preview = try jpeg("preview.jpg", rgb: blue, width: 600, height: 400, options: "[Q=90,strip]")
+        var preview = try jpeg("preview.jpg", rgb: blue, width: 600, height: 400, options: "[Q=90,strip]")
+        if brokenPreview {
+            let sos = try XCTUnwrap((0..<preview.count - 1).first { preview[$0] == 0xFF && preview[$0 + 1] == 0xDA })
+            for i in sos + 20..<preview.count - 2 { preview[i] = 0xFF }
+        }
         var random = SplitMix64(state: seed)
         let noise = (0..<1200 * 800 * 3).map { _ in UInt8(truncatingIfNeeded: random.next()) }
         let photo = try jpeg("photo-\(seed).jpg", rgb: noise, width: 1200, height: 800, options: "[Q=90,strip]")
@@ -83,6 +89,24 @@ final class PartialReadTests: TemporaryFolderTestCase {
         XCTAssertEqual(whole.sha256, bytes.withUnsafeBytes { SHA256Hex.of($0) })
         XCTAssertNil(whole.read)
         XCTAssertEqual(try output("whole", whole), try output("out", item), "the same thumbnail either way")
+    }
+
+    /// A preview that is planned but does not decode: the photo's own entry
+    /// decodes the file, reading all of it, so the item is hashed whole
+    /// after all and gets its sha256 (no `read`): a record never claims less
+    /// than was read. A copy of it is its duplicate, by that sha256.
+    func testADeclinedPreviewGivesTheWholeFilesSha256() async throws {
+        let bytes = try cameraJPEGBytes(brokenPreview: true)
+        try write(bytes, "a.jpg")
+        try write(bytes, "b.jpg")
+        let manifest = try await run()
+        let a = try XCTUnwrap(manifest.item("a.jpg")), b = try XCTUnwrap(manifest.item("b.jpg"))
+        XCTAssertEqual(a.status, .ok)
+        XCTAssertEqual(a.sha256, bytes.withUnsafeBytes { SHA256Hex.of($0) })
+        XCTAssertNil(a.read)
+        XCTAssertEqual(b.status, .duplicate)
+        XCTAssertEqual(b.duplicateOf, "a.jpg")
+        XCTAssertEqual(b.sha256, a.sha256)
     }
 
     /// Two copies of one camera JPEG: the second in source order is the
@@ -220,5 +244,17 @@ final class PartialReadTests: TemporaryFolderTestCase {
         let first = stats
         stats = try XCTUnwrap(try statistics()["read"] as? [String: Any])
         XCTAssertEqual(NSDictionary(dictionary: stats), NSDictionary(dictionary: first))
+
+        // The report and `thumbs verify` say the same, next to downloads.
+        let report = try String(contentsOfFile: root + "/out/report.html", encoding: .utf8)
+        let saved = ReportFormat.bytes(Int64(camera.count) - read.bytes)
+        XCTAssertTrue(report.contains("\(saved) saved by 1 partly read file"), "the report's Read fact")
+        let verified = try ManifestVerifier(manifestPath: root + "/out/manifest.json").run()
+        XCTAssertEqual(verified.findings, [])
+        XCTAssertEqual(verified.read?.bytes, read.bytes + Int64(plain.count))
+        XCTAssertEqual(verified.read?.of, Int64(camera.count + plain.count))
+        XCTAssertEqual(verified.read?.partial, 1)
+        XCTAssertNil(verified.download)
+        XCTAssertTrue(verified.summary.hasSuffix(" (1 in part)"), verified.summary)
     }
 }
