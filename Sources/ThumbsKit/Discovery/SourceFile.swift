@@ -7,8 +7,11 @@ import Synchronization
 /// This is the handle the pipeline looks at a file through before it
 /// decides to read it: `ItemProcessor` sniffs `prefix`, reads the header
 /// (`SourceHeader`, which follows JPEG segments and TIFF directories with
-/// `bytes(at:count:)`), checks the limits (`SourceLimits`), and only then
-/// hashes the rest and hands it to the decoders (`DecoderList`). A 20 GB file that is not an image costs one 64 KiB read.
+/// `bytes(at:count:)`), checks the limits (`SourceLimits`), plans the
+/// decode, and only then hashes the rest, or only the ranges the plan and
+/// the reads before it took (`takeRecordedReads`), and hands it to the
+/// decoders (`DecoderList`). A 20 GB file that is not an image costs one
+/// 64 KiB read.
 ///
 /// Files are read, never memory-mapped (see `SourceBytes`). Only regular
 /// files are opened for good: the open itself does not block (a FIFO with no

@@ -91,6 +91,29 @@ final class PartialReadTests: TemporaryFolderTestCase {
         XCTAssertEqual(try output("whole", whole), try output("out", item), "the same thumbnail either way")
     }
 
+    /// A made DNG (2400 x 1600 of sensor data, 7.7 MB, and a 600 x 400
+    /// JPEG preview): its preview serves, so it is read in part like a
+    /// camera JPEG; `--whole-files` gives its sha256 and the same thumbnail.
+    /// (LibRaw reads the RAW's directories through the descriptor itself:
+    /// those reads are neither counted in `read.bytes` nor hashed.)
+    func testARawServedByItsPreviewIsReadInPart() async throws {
+        let preview = TestDNG.jpegPreview(root, name: "preview", width: 600, height: 400)
+        let bytes = TestDNG.make(width: 2400, height: 1600, previews: [preview]).bytes
+        try write(bytes, "shot.dng")
+        let partly = try await run()
+        let item = try XCTUnwrap(partly.item("shot.dng"))
+        XCTAssertEqual(item.status, .ok)
+        XCTAssertNil(item.sha256)
+        XCTAssertEqual(item.read?.partial, true)
+        XCTAssertLessThan(try XCTUnwrap(item.read?.bytes), Int64(bytes.count) / 10)
+
+        let wholeRun = try await run("whole", wholeFiles: true)
+        let whole = try XCTUnwrap(wholeRun.item("shot.dng"))
+        XCTAssertEqual(whole.sha256, bytes.withUnsafeBytes { SHA256Hex.of($0) })
+        XCTAssertNil(whole.read)
+        XCTAssertEqual(try output("whole", whole), try output("out", item), "the same thumbnail either way")
+    }
+
     /// A preview that is planned but does not decode: the photo's own entry
     /// decodes the file, reading all of it, so the item is hashed whole
     /// after all and gets its sha256 (no `read`): a record never claims less
