@@ -268,7 +268,10 @@ final class PartialReadTests: TemporaryFolderTestCase {
         stats = try XCTUnwrap(try statistics()["read"] as? [String: Any])
         XCTAssertEqual(NSDictionary(dictionary: stats), NSDictionary(dictionary: first))
 
-        // The report and `thumbs verify` say the same, next to downloads.
+        // `thumbs stats`, the report and `thumbs verify` say the same, next to downloads.
+        let table = StatisticsTable(Statistics(manifest: again)).render()
+        XCTAssertTrue(table.contains("bytes saved"), table)
+        XCTAssertTrue(table.contains(StatisticsTable.bytes(Int64(camera.count) - read.bytes)), table)
         let report = try String(contentsOfFile: root + "/out/report.html", encoding: .utf8)
         let saved = ReportFormat.bytes(Int64(camera.count) - read.bytes)
         XCTAssertTrue(report.contains("\(saved) saved by 1 partly read file"), "the report's Read fact")
