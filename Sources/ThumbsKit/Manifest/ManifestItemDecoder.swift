@@ -132,7 +132,7 @@ private enum ItemField: String, CaseIterable, JSONFieldKey {
 }
 
 private enum ReadField: String, CaseIterable, JSONFieldKey {
-    case bytes, partial
+    case bytes, partial, digest
     static let order = makeOrder()
 }
 
@@ -273,15 +273,16 @@ extension JSONByteReader {
     }
 
     private mutating func readRecord() -> ReadRecord? {
-        var bytes: Int64?, partial: Bool?
+        var bytes: Int64?, partial: Bool?, digest: String?
         let read = fields(ReadField.self) { r, key in
             switch key {
             case .bytes: bytes = r.int64(); return bytes != nil
             case .partial: return r.optional(&partial) { $0.bool() }
+            case .digest: return r.optional(&digest) { $0.string() }
             }
         }
         guard read, let bytes else { return nil }
-        return ReadRecord(bytes: bytes, partial: partial)
+        return ReadRecord(bytes: bytes, partial: partial, digest: digest)
     }
 
     private mutating func manifestOutput() -> ManifestOutput? {

@@ -103,6 +103,7 @@ public enum ManifestWriter {
         if let r = item.read {
             out.raw(", \"read\": {\"bytes\": "); out.int(r.bytes)
             if r.partial == true { out.raw(", \"partial\": true") }
+            if let d = r.digest { out.raw(", \"digest\": "); out.string(d) }
             out.raw("}")
         }
         if let v = item.bytes { out.raw(", \"bytes\": "); out.int(v) }

@@ -8,9 +8,20 @@ public struct ReadRecord: Sendable, Codable, Equatable {
     public var bytes: Int64
     /// Always true where written (a whole read is not recorded).
     public var partial: Bool?
+    /// Hex SHA-256 of what was read: a tag, the whole size, and each range's
+    /// offset, length and bytes (`SourceBytes.init(hashing:ranges:interrupt:)`).
+    /// Two items with equal digests are identical by PRODUCT.md's rule
+    /// (equal whole sizes, every byte read equal): what `thumbs merge`
+    /// finds duplicates across shards by, where there is no `sha256`.
+    public var digest: String?
 
-    public init(bytes: Int64, partial: Bool? = true) {
+    public init(bytes: Int64, partial: Bool? = true, digest: String? = nil) {
         self.bytes = bytes
         self.partial = partial
+        self.digest = digest
     }
+
+    /// The key a merge finds identical partly read sources by: never equal
+    /// to a whole file's `sha256` (`SourceDigest.key`'s form).
+    public var duplicateKey: String? { digest.map { "read:" + $0 } }
 }

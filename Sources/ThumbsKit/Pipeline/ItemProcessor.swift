@@ -429,7 +429,7 @@ struct ItemProcessor: Sendable {
     private func identity(_ bytes: SourceBytes, outcome: DuplicateRegistry.Outcome) -> (sha: String?, read: ReadRecord?, key: String) {
         if bytes.partial == nil { return (bytes.digest.hex, nil, bytes.key.key) }
         if let sha = outcome.wholeSHA256 { return (sha, nil, sha) }
-        return (nil, ReadRecord(bytes: Int64(bytes.bytesRead)), bytes.key.key)
+        return (nil, ReadRecord(bytes: Int64(bytes.bytesRead), digest: bytes.digest.hex), bytes.key.key)
     }
 
     private func record(_ item: SourceItem, bytes: SourceBytes, outcome: DuplicateRegistry.Outcome, status: ItemStatus) -> ManifestItem {

@@ -183,7 +183,8 @@ final class PartialReadTests: TemporaryFolderTestCase {
         let manifest = try await run()
         let a = try XCTUnwrap(manifest.item("a.jpg")), b = try XCTUnwrap(manifest.item("b.jpg"))
         XCTAssertEqual(a.read?.partial, true)
-        XCTAssertEqual(a.read, b.read, "as many bytes were read, the same")
+        XCTAssertEqual(a.read?.bytes, b.read?.bytes, "as many bytes were read, the same")
+        XCTAssertNotEqual(a.read?.digest, b.read?.digest, "the whole size is in the digest")
         XCTAssertEqual(b.status, .ok)
         XCTAssertNil(b.duplicateOf)
     }
@@ -282,5 +283,39 @@ final class PartialReadTests: TemporaryFolderTestCase {
         XCTAssertEqual(verified.read?.partial, 1)
         XCTAssertNil(verified.download)
         XCTAssertTrue(verified.summary.hasSuffix(" (1 in part)"), verified.summary)
+    }
+
+    /// Copies of a partly read camera JPEG in different shards: the merge
+    /// finds them identical by `read.digest` (there is no sha256), as one
+    /// run does, and the first in source order leads.
+    func testAMergeFindsPartlyReadCopiesAcrossShardsByTheirDigest() async throws {
+        let bytes = try cameraJPEGBytes()
+        try write(bytes, "camera.jpg")
+        let home = ShardPartition.shard(of: "camera.jpg", count: 2)
+        let copyID = try XCTUnwrap((1...50).lazy.map { "copy-\($0).jpg" }.first { ShardPartition.shard(of: $0, count: 2) != home })
+        try write(bytes, copyID)
+        let single = try await run("single")
+        let leader = try XCTUnwrap(single.item("camera.jpg"))
+        let digest = try XCTUnwrap(leader.read?.digest, "a partly read item carries the digest of what was read")
+        XCTAssertNil(leader.sha256)
+        XCTAssertEqual(single.item(copyID)?.status, .duplicate)
+        XCTAssertEqual(single.item(copyID)?.read?.digest, digest)
+
+        var outs: [String] = []
+        for index in 0..<2 {
+            let out = root + "/shard-\(index)"
+            _ = try await runThumbs([root + "/in"], out: out) { options in
+                options.size([256])
+                options.shard = Shard(index: index, count: 2)
+            }
+            outs.append(out)
+        }
+        for out in outs { XCTAssertEqual(try readManifest(out).items.filter { $0.status == .duplicate }.count, 0, "alone in its shard") }
+        _ = try ThumbsMerge(manifests: outs.map { $0 + "/manifest.json" }, outputDirectory: root + "/merged").run()
+        let merged = try readManifest(root + "/merged")
+        XCTAssertEqual(merged.item("camera.jpg")?.status, .ok)
+        XCTAssertEqual(merged.item(copyID)?.status, .duplicate, "identical by what was read, across shards")
+        XCTAssertEqual(merged.item(copyID)?.duplicateOf, "camera.jpg")
+        XCTAssertEqual(merged.item(copyID)?.read?.digest, digest, "the merge keeps read.digest")
     }
 }
