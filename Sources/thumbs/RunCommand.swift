@@ -132,7 +132,11 @@ struct RunCommand: AsyncParsableCommand {
         """, valueName: "'name: value'|@file"))
     var headers: [String] = []
 
-    @Flag(help: "Download every source whole (no partial downloads of progressive JPEGs; every item gets its sha256).")
+    @Flag(help: """
+        Read and download every source whole: no partial downloads of progressive JPEGs, no reads of only a camera \
+        file's embedded preview; every item gets its sha256. For an archive whose every byte must be checked, or \
+        deduplicated by content.
+        """)
     var wholeFiles = false
 
     @Flag(name: .customLong("no-placeholders"), help: "Skip the ThumbHash, BlurHash and average colour of each image.")

@@ -16,13 +16,23 @@
 /// (`SHA256Hex.Digest`). Between chunks the read asks whether the run was
 /// interrupted, so a signal never waits for a large file to be read.
 ///
+/// A source whose thumbnail is served by a part of it (a camera JPEG's
+/// embedded preview, a motion photo's JPEG without its video) is read and
+/// hashed in part instead (`init(hashing:ranges:interrupt:)`, issue 35):
+/// its `digest` is then not the file's SHA-256 but a digest of the ranges read, which
+/// only equal sizes and equal bytes in equal places can share.
+///
 /// Immutable after creation, so it may move between the pool and the task
 /// that waits for it.
 public final class SourceBytes: @unchecked Sendable {
     /// The file's size.
     public let count: Int
-    /// The SHA-256 of all `count` bytes.
+    /// The SHA-256 of all `count` bytes; of a partly read file, the digest
+    /// of `partial` (`init(hashing:ranges:interrupt:)`).
     let digest: SHA256Hex.Digest
+    /// The ranges read and hashed, when not all the file was; nil when it
+    /// was read whole and `digest` is its SHA-256.
+    let partial: ReadRanges?
     /// The file itself, kept open for its decoders.
     let file: SourceFile
 
@@ -64,8 +74,67 @@ public final class SourceBytes: @unchecked Sendable {
         try file.checkUnchanged()
         count = size
         digest = hash.finish()
+        partial = nil
         self.file = file
     }
+
+    /// What begins every partial digest, so that none is the SHA-256 of a
+    /// file's bytes as they are: a whole file's hash starts with the file's
+    /// first byte, this one with a tag no image starts with, then lengths.
+    static let partialTag = Array("thumbs partial read 1\u{0}".utf8)
+
+    /// Reads and hashes only `ranges` of `file` (the prefix among them, as
+    /// the caller passes it), each chunk as it arrives: the digest covers
+    /// `partialTag`, the whole size, and for each range in order its offset,
+    /// its length and its bytes (lengths as 8 bytes big-endian). Two files
+    /// share it when their sizes and every byte read, in its place, are
+    /// equal. `wholeSize`: the size to hash when the file is itself the
+    /// first bytes of a larger one (a partial download); else the file's.
+    /// Throws as `init(hashing:interrupt:)`.
+    init(hashing file: SourceFile, ranges: ReadRanges, wholeSize: Int? = nil, interrupt: InterruptSignal?) throws(ItemError) {
+        let size = file.size
+        var hash = SHA256Hex.Stream()
+        func number(_ value: Int) {
+            withUnsafeBytes(of: UInt64(value).bigEndian) { hash.update($0) }
+        }
+        Self.partialTag.withUnsafeBytes { hash.update($0) }
+        number(wholeSize ?? size)
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunk, alignment: 64)
+        defer { chunk.deallocate() }
+        for range in ranges.ranges {
+            precondition(range.lowerBound >= 0 && range.upperBound <= size)
+            number(range.lowerBound)
+            number(range.count)
+            var offset = range.lowerBound
+            // The prefix is in memory already.
+            if offset < file.prefix.count {
+                let end = min(range.upperBound, file.prefix.count)
+                file.prefix.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[offset..<end])) }
+                offset = end
+            }
+            while offset < range.upperBound {
+                if let interrupt, range.upperBound - offset > Self.abandonAbove, interrupt.isRaised { throw SourceInterruption.error }
+                let piece = UnsafeMutableRawBufferPointer(rebasing: chunk[0..<min(Self.chunk, range.upperBound - offset)])
+                let n = try file.read(into: piece, at: offset)
+                hash.update(UnsafeRawBufferPointer(rebasing: piece[0..<n]))
+                offset += n
+                if n < piece.count { throw SourceFile.changed(file.path, detail: "it ended after \(offset) of \(size) bytes") }
+                file.hook?.body(file.path, .chunk)
+            }
+        }
+        file.hook?.body(file.path, .read)
+        try file.checkUnchanged()
+        count = size
+        digest = hash.finish()
+        partial = ranges
+        self.file = file
+    }
+
+    /// The bytes read and hashed: all of them, or those of `partial`.
+    var bytesRead: Int { partial?.count ?? count }
+
+    /// The registry's key for these bytes (`DuplicateRegistry`).
+    var key: SourceDigest { partial == nil ? .whole(digest) : .partial(digest) }
 
     /// Hex SHA-256 of the bytes.
     public func sha256() -> String {

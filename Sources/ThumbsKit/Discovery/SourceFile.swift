@@ -7,8 +7,11 @@ import Synchronization
 /// This is the handle the pipeline looks at a file through before it
 /// decides to read it: `ItemProcessor` sniffs `prefix`, reads the header
 /// (`SourceHeader`, which follows JPEG segments and TIFF directories with
-/// `bytes(at:count:)`), checks the limits (`SourceLimits`), and only then
-/// hashes the rest and hands it to the decoders (`DecoderList`). A 20 GB file that is not an image costs one 64 KiB read.
+/// `bytes(at:count:)`), checks the limits (`SourceLimits`), plans the
+/// decode, and only then hashes the rest, or only the ranges the plan and
+/// the reads before it took (`takeRecordedReads`), and hands it to the
+/// decoders (`DecoderList`). A 20 GB file that is not an image costs one
+/// 64 KiB read.
 ///
 /// Files are read, never memory-mapped (see `SourceBytes`). Only regular
 /// files are opened for good: the open itself does not block (a FIFO with no
@@ -31,6 +34,11 @@ final class SourceFile: @unchecked Sendable {
     /// they held at once (`hold`, `letGo`): what a motion photo's test
     /// measures, rather than assumes.
     private let held = Mutex<(now: Int, peak: Int)>((0, 0))
+    /// The ranges past `prefix` read so far (`bytes(at:count:)`,
+    /// `read(into:at:)`), merged, while they are recorded: from the open
+    /// until `takeRecordedReads()`. What the header and the planning read
+    /// is part of what a partly read item hashes (`ItemProcessor`).
+    private let recorded = Mutex<ReadRanges?>(ReadRanges())
 
     /// What is read before anything is decided: enough for every signature
     /// and for most headers (a JPEG's SOF usually follows less than 64 KiB
@@ -68,6 +76,7 @@ final class SourceFile: @unchecked Sendable {
         let first: [UInt8]
         do {
             first = try Self.bytes(fd, at: 0, count: min(size, Self.prefixLength), path: path)
+            hook?.reads?(path, 0..<first.count)
         } catch {
             try? FileDescriptor.close(fd)
             throw error
@@ -87,13 +96,34 @@ final class SourceFile: @unchecked Sendable {
         guard offset >= 0, count > 0, offset < size else { return [] }
         let count = min(count, size - offset)
         if offset + count <= prefix.count { return Array(prefix[offset..<offset + count]) }
-        return try Self.bytes(fd, at: offset, count: count, path: path)
+        record(offset..<offset + count)
+        let read = try Self.bytes(fd, at: offset, count: count, path: path)
+        hook?.reads?(path, offset..<offset + read.count)
+        return read
     }
 
     /// Fills `buffer` from `offset`, in as many reads as it takes; returns
     /// the bytes read, fewer only at the end of the file.
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(ItemError) -> Int {
-        try Self.fill(fd, buffer, at: offset, path: path)
+        record(offset..<offset + buffer.count)
+        let n = try Self.fill(fd, buffer, at: offset, path: path)
+        hook?.reads?(path, offset..<offset + n)
+        return n
+    }
+
+    /// The ranges read past the prefix since the open (clipped to the
+    /// file), and no more recording from here on.
+    func takeRecordedReads() -> ReadRanges {
+        recorded.withLock { recorded in
+            defer { recorded = nil }
+            return recorded ?? ReadRanges()
+        }
+    }
+
+    private func record(_ range: Range<Int>) {
+        let clipped = max(range.lowerBound, prefix.count)..<min(max(range.upperBound, prefix.count), size)
+        guard !clipped.isEmpty else { return }
+        recorded.withLock { $0?.insert(clipped) }
     }
 
     /// Counts `count` more bytes of the file as held in memory by a reader

@@ -22,9 +22,20 @@ struct SourceReadHook: Sendable {
     }
 
     let body: @Sendable (_ path: String, _ stage: Stage) -> Void
+    /// Called with each range `SourceFile` reads through its own reads
+    /// (the prefix, header and planning reads, the hash, the JPEG paths'
+    /// ranges; not what a library reads through the descriptor itself):
+    /// what a test counts to see which bytes of a source were read.
+    let reads: (@Sendable (_ path: String, _ range: Range<Int>) -> Void)?
 
     init(_ body: @escaping @Sendable (_ path: String, _ stage: Stage) -> Void) {
         self.body = body
+        reads = nil
+    }
+
+    init(reads: @escaping @Sendable (_ path: String, _ range: Range<Int>) -> Void) {
+        body = { _, _ in }
+        self.reads = reads
     }
 
     @TaskLocal static var current: SourceReadHook?

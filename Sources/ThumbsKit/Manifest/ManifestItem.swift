@@ -3,7 +3,10 @@ public struct ManifestItem: Sendable, Codable, Equatable {
     public var id: String
     public var source: String
     public var status: ItemStatus
+    /// Of all the source's bytes; nil for a source read or downloaded in part.
     public var sha256: String?
+    /// A file source read only in part (issue 35): the bytes read.
+    public var read: ReadRecord?
     public var bytes: Int64?
     public var format: String?
     public var width: Int?
@@ -39,9 +42,13 @@ public struct ManifestItem: Sendable, Codable, Equatable {
     /// whose outcome it copied (its leader). Not written: the run relabels
     /// by it, in source order (`SourceOrderLeaders`).
     var leaderPosition: Int?
+    /// What this run's duplicates are found by (`SourceDigest.key`): the
+    /// sha256, or the digest of the bytes a partly read source read. Not
+    /// written: `SourceOrderLeaders` relabels by it.
+    var duplicateKey: String?
 
     private enum CodingKeys: String, CodingKey {
-        case id, source, status, sha256, bytes, format, width, height, orientation, outputs, duplicateOf
+        case id, source, status, sha256, read, bytes, format, width, height, orientation, outputs, duplicateOf
         case placeholder, color, phash, similarTo, video
         case download, meta, warnings, error, ms, modified
     }

@@ -41,7 +41,8 @@ enum ManifestItemDecoder {
         static let error = Fields(rawValue: 1 << 14)
         static let ms = Fields(rawValue: 1 << 15)
         static let modified = Fields(rawValue: 1 << 16)
-        static let all = Fields(rawValue: (1 << 17) - 1)
+        static let read = Fields(rawValue: 1 << 17)
+        static let all = Fields(rawValue: (1 << 18) - 1)
     }
 
     /// The item the JSON object in `line` holds (white space around it
@@ -99,7 +100,7 @@ extension JSONFieldKey where Self: CaseIterable & RawRepresentable<String> {
 }
 
 private enum ItemField: String, CaseIterable, JSONFieldKey {
-    case id, source, status, sha256, bytes, format, width, height, orientation, outputs, duplicateOf
+    case id, source, status, sha256, read, bytes, format, width, height, orientation, outputs, duplicateOf
     case placeholder, color, phash, similarTo, video, download, meta, warnings, error, ms, modified
     static let order = makeOrder()
 
@@ -109,6 +110,7 @@ private enum ItemField: String, CaseIterable, JSONFieldKey {
         switch self {
         case .id, .source, .status: nil
         case .sha256: .sha256
+        case .read: .read
         case .bytes: .bytes
         case .format: .format
         case .width, .height, .orientation: .size
@@ -127,6 +129,11 @@ private enum ItemField: String, CaseIterable, JSONFieldKey {
         case .modified: .modified
         }
     }
+}
+
+private enum ReadField: String, CaseIterable, JSONFieldKey {
+    case bytes, partial, digest
+    static let order = makeOrder()
 }
 
 private enum OutputField: String, CaseIterable, JSONFieldKey {
@@ -218,7 +225,7 @@ extension JSONByteReader {
         var placeholder: Placeholder?, color: String?, phash: String?, similarTo: SimilarReference?
         var video: VideoFacts?, download: DownloadRecord?, meta: [String: JSONValue]?, warnings: [String]?
         var error: ErrorRecord?
-        var ms: Double?, modified: Double?
+        var ms: Double?, modified: Double?, readRecord: ReadRecord?
         let read = fields(ItemField.self) { r, key in
             if let field = key.field, !wanted.contains(field) { return r.value() != nil }
             switch key {
@@ -226,6 +233,7 @@ extension JSONByteReader {
             case .source: source = r.string(); return source != nil
             case .status: status = r.string().flatMap(ItemStatus.init(rawValue:)); return status != nil
             case .sha256: return r.optional(&sha256) { $0.string() }
+            case .read: return r.optional(&readRecord) { $0.readRecord() }
             case .bytes: return r.optional(&bytes) { $0.int64() }
             case .format: return r.optional(&format) { $0.string() }
             case .width: return r.optional(&width) { $0.int() }
@@ -260,7 +268,21 @@ extension JSONByteReader {
         item.similarTo = similarTo
         item.video = video
         item.warnings = warnings
+        item.read = readRecord
         return item
+    }
+
+    private mutating func readRecord() -> ReadRecord? {
+        var bytes: Int64?, partial: Bool?, digest: String?
+        let read = fields(ReadField.self) { r, key in
+            switch key {
+            case .bytes: bytes = r.int64(); return bytes != nil
+            case .partial: return r.optional(&partial) { $0.bool() }
+            case .digest: return r.optional(&digest) { $0.string() }
+            }
+        }
+        guard read, let bytes else { return nil }
+        return ReadRecord(bytes: bytes, partial: partial, digest: digest)
     }
 
     private mutating func manifestOutput() -> ManifestOutput? {

@@ -100,6 +100,12 @@ public enum ManifestWriter {
         out.raw(", \"status\": ")
         out.string(item.status.rawValue)
         if let v = item.sha256 { out.raw(", \"sha256\": "); out.string(v) }
+        if let r = item.read {
+            out.raw(", \"read\": {\"bytes\": "); out.int(r.bytes)
+            if r.partial == true { out.raw(", \"partial\": true") }
+            if let d = r.digest { out.raw(", \"digest\": "); out.string(d) }
+            out.raw("}")
+        }
         if let v = item.bytes { out.raw(", \"bytes\": "); out.int(v) }
         if let v = item.format { out.raw(", \"format\": "); out.string(v) }
         if let v = item.width { out.raw(", \"width\": "); out.int(v) }

@@ -30,8 +30,9 @@ public struct RunOptions: Sendable {
     /// `--header`, `--header @FILE` and THUMBS_HEADER: sent with a photo
     /// list's pages, only to the list URL's own origin (`ListReader`).
     public var listHeaders: [RequestHeader] = []
-    /// `--whole-files`: every source downloaded whole (no partial downloads
-    /// of progressive JPEGs), so that every item gets its sha256.
+    /// `--whole-files`: every source downloaded and read whole (no partial
+    /// downloads of progressive JPEGs, no file read only as far as its
+    /// embedded preview), so that every item gets its sha256.
     public var wholeFiles = false
     /// Remove outputs of sources that are gone since the previous run.
     public var prune: Bool

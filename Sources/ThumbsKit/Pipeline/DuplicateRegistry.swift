@@ -5,9 +5,12 @@ import Foundation
 /// The first item with a given SHA-256 leads and decodes; the others wait for
 /// its outcome and then only link or copy its outputs under their own names.
 ///
-/// Keys are `SHA256Hex.Digest`s, which only a hash of every byte can make:
-/// a read or hash that failed has no digest, so it can never be taken for
-/// another file's bytes.
+/// Keys are `SourceDigest`s, made of `SHA256Hex.Digest`s, which only a hash
+/// of every byte hashed can make: a read or hash that failed has no digest,
+/// so it can never be taken for another file's bytes. A partly read source
+/// (`SourceBytes.partial`) has a key of its own kind, over its size and the
+/// bytes it read: it meets only sources of the same size that read the
+/// same bytes, never a file hashed whole.
 actor DuplicateRegistry {
     struct Outcome: Sendable {
         var leaderID: String
@@ -25,6 +28,14 @@ actor DuplicateRegistry {
         /// The leader's warnings (a colour profile that could not be used):
         /// a duplicate's pixels are the leader's, so are its warnings.
         var warnings: [String] = []
+        /// The leader was read in part, but its first plan declined and a
+        /// later entry read more of it than its key covers: the key says
+        /// nothing of the bytes that made these outputs, so a follower
+        /// hashes itself whole (`ItemProcessor.decodeOnce`).
+        var readPastKey = false
+        /// With `readPastKey`: the leader's sha256, hashed whole after its
+        /// decode; a follower is its duplicate only with the same.
+        var wholeSHA256: String? = nil
     }
 
     enum Claim: Sendable {
@@ -33,7 +44,7 @@ actor DuplicateRegistry {
     }
 
     /// The followers waiting for each leader still running.
-    private var running: [SHA256Hex.Digest: [CheckedContinuation<Outcome, Never>]] = [:]
+    private var running: [SourceDigest: [CheckedContinuation<Outcome, Never>]] = [:]
     /// Finished outcomes by digest: in memory up to `outcomesInMemory`,
     /// then in a scratch file, so that a run over a million files of one
     /// size (every one a candidate) does not hold a million outcomes.
@@ -60,8 +71,12 @@ actor DuplicateRegistry {
     }
 
     func claim(_ sha256: SHA256Hex.Digest) async -> Claim {
+        await claim(.whole(sha256))
+    }
+
+    func claim(_ sha256: SourceDigest) async -> Claim {
         guard running[sha256] != nil else {
-            if let outcome = finished.value(for: sha256.hex) { return .follower(outcome) }
+            if let outcome = finished.value(for: sha256.key) { return .follower(outcome) }
             running[sha256] = []
             return .leader
         }
@@ -71,17 +86,38 @@ actor DuplicateRegistry {
     }
 
     func finish(_ sha256: SHA256Hex.Digest, _ outcome: Outcome) {
+        finish(.whole(sha256), outcome)
+    }
+
+    func finish(_ sha256: SourceDigest, _ outcome: Outcome) {
         // The outcome is stored before the waiters resume and the entry
         // goes, so that no claim in between finds neither. A file that
         // cannot be written leaves it in the store's memory: nothing to do.
-        try? finished.set(outcome, for: sha256.hex)
+        try? finished.set(outcome, for: sha256.key)
         for waiter in running.removeValue(forKey: sha256) ?? [] { waiter.resume(returning: outcome) }
     }
 
     /// Claims of `sha256` waiting for its leader's outcome right now (tests
     /// use it to know the followers are waiting before the leader finishes).
     func waiting(for sha256: SHA256Hex.Digest) -> Int {
-        running[sha256]?.count ?? 0
+        running[.whole(sha256)]?.count ?? 0
+    }
+}
+
+/// What the registry knows a source's bytes by: the SHA-256 of all of them,
+/// or the digest of those a partly read source read
+/// (`SourceBytes.init(hashing:ranges:interrupt:)`). The two kinds never meet: their keys in
+/// the store differ by a prefix as well as by their hashed tag.
+enum SourceDigest: Sendable, Hashable {
+    case whole(SHA256Hex.Digest)
+    case partial(SHA256Hex.Digest)
+
+    /// The key in the registry's store, and in `SourceOrderLeaders`.
+    var key: String {
+        switch self {
+        case .whole(let digest): digest.hex
+        case .partial(let digest): "read:" + digest.hex
+        }
     }
 }
 
@@ -112,6 +148,8 @@ private struct StoredOutcome: Codable {
     var errorMessage: String?
     var video: VideoFacts?
     var warnings: [String]?
+    var readPastKey: Bool?
+    var wholeSHA256: String?
 
     init(_ outcome: DuplicateRegistry.Outcome) {
         leaderID = outcome.leaderID
@@ -130,6 +168,8 @@ private struct StoredOutcome: Codable {
         errorMessage = outcome.error?.message
         video = outcome.video
         warnings = outcome.warnings.isEmpty ? nil : outcome.warnings
+        readPastKey = outcome.readPastKey ? true : nil
+        wholeSHA256 = outcome.wholeSHA256
     }
 
     var outcome: DuplicateRegistry.Outcome {
@@ -143,6 +183,8 @@ private struct StoredOutcome: Codable {
                                                 outputs: outputs, error: error, video: video)
         outcome.leaderPosition = leaderPosition ?? 0
         outcome.warnings = warnings ?? []
+        outcome.readPastKey = readPastKey ?? false
+        outcome.wholeSHA256 = wholeSHA256
         return outcome
     }
 }

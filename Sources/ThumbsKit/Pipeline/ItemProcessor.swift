@@ -1,8 +1,15 @@
 import Foundation
 
 /// Does the work of one item: checks whether it is unchanged, sniffs it and
-/// reads its header, hashes it, decodes it once (or links the outputs of an
-/// identical source), writes its thumbnails, and returns its manifest record.
+/// reads its header, plans its decode, hashes what it reads, decodes it once
+/// (or links the outputs of an identical source), writes its thumbnails, and
+/// returns its manifest record.
+///
+/// What is read is what is hashed (issue 35): a file whose first plan reads
+/// only some ranges of it (a camera JPEG's embedded preview, a RAW's, a
+/// motion photo's JPEG without its video) is read and hashed only there,
+/// when that leaves out more than `wholeReadBelow`; its record has `read`
+/// and no `sha256`. `--whole-files` reads and hashes every source whole.
 ///
 /// Every format takes the same loop (`render`): open, plan
 /// (`DecoderList`), reserve (`MemoryBudget`), decode, finish, record; a
@@ -48,6 +55,14 @@ struct ItemProcessor: Sendable {
     /// `--allow-untrusted`: content the sniffer does not know is handed to
     /// libvips (ImageMagick among its loaders) instead of failing unread.
     var allowUntrusted = false
+    /// `--whole-files`: every file source read and hashed whole, whatever
+    /// its decode reads (every item gets its sha256).
+    var wholeFiles = false
+
+    /// A file is read whole when its plan would leave out no more than this
+    /// (one hash chunk): a JPEG with a few bytes after its end keeps its
+    /// sha256, for no read worth saving.
+    static let wholeReadBelow = SourceBytes.chunk
 
     /// `position`: the item's place in source order, which a duplicate's
     /// record keeps of its leader (`ManifestItem.leaderPosition`).
@@ -68,8 +83,8 @@ struct ItemProcessor: Sendable {
         case .file(let path, let size, let modified):
             if !force, let record = await unchanged(item) { return record }
             return await sources.withPermit {
-                await withSource(item, path: path) { bytes, format in
-                    var record = await decodeOnce(item, bytes: bytes, format: format, position: position)
+                await withSource(item, path: path, reading: wholeFiles ? .whole : .asPlanned) { bytes, format, first in
+                    var record = await decodeOnce(item, bytes: bytes, format: format, position: position, first: first)
                     record.bytes = Int64(bytes.count)
                     record.modified = size == Int64(bytes.count) ? modified : fileStatus(path)?.modified
                     return record
@@ -106,17 +121,23 @@ struct ItemProcessor: Sendable {
             return record
         case .downloaded(let file, let download):
             defer { try? PathChanges.remove(file) }
+            // Only the first bytes of a partial download came (issue 24):
+            // they are hashed as a partly read file's, with the whole size,
+            // so that only a download of the same size and first bytes is
+            // its duplicate.
+            let reading: SourceReading = download.partial == true ? .prefix(wholeSize: download.size.map(Int.init)) : .whole
             var record = await sources.withPermit {
-                await withSource(item, path: file) { bytes, format in
-                    var record = await decodeOnce(item, bytes: bytes, format: format, position: position)
+                await withSource(item, path: file, reading: reading) { bytes, format, first in
+                    var record = await decodeOnce(item, bytes: bytes, format: format, position: position, first: first)
                     record.bytes = Int64(bytes.count)
                     return record
                 }
             }
             record.download = download
+            // A download's record says what was fetched: `download`, not `read`.
+            record.read = nil
             if download.partial == true {
-                // Only the first bytes came (issue 24): no digest of the
-                // source; its size is the whole file's.
+                // No digest of the source; its size is the whole file's.
                 record.sha256 = nil
                 record.bytes = download.size
             }
@@ -163,14 +184,18 @@ struct ItemProcessor: Sendable {
     // MARK: - Reading
 
     /// Opens the source at `path`, hashes it and hands it to `body` with the
-    /// sniff's format, or returns the item's failure. On the I/O pool: open
-    /// the file and read its first bytes, sniff them (a file that is not an
-    /// image fails here, having cost one small read), read the header and
-    /// check the limits (`SourceLimits`), then stream every byte through the
-    /// hash, holding none, and stopping for a signal. The decoders read the
-    /// file again by ranges (`ImageSource`).
+    /// sniff's format and the first plan, or returns the item's failure. On
+    /// the I/O pool: open the file and read its first bytes, sniff them (a
+    /// file that is not an image fails here, having cost one small read),
+    /// read the header and check the limits (`SourceLimits`). Then, as
+    /// `reading` says: plan the decode (on the decode pool) and, when the
+    /// plan reads only some ranges (`partialRead`), stream those through the
+    /// hash; else every byte; holding none, and stopping for a signal. The
+    /// decoders read the file again by ranges (`ImageSource`), from the
+    /// page cache as a rule.
     private func withSource(
-        _ item: SourceItem, path: String, _ body: (SourceBytes, String) async -> ManifestItem
+        _ item: SourceItem, path: String, reading: SourceReading,
+        _ body: (SourceBytes, String, DecodePlan?) async -> ManifestItem
     ) async -> ManifestItem {
         let hook = SourceReadHook.current
         let limits = SourceLimits(maxPixels: self.limits.maxPixels), name = item.source, interrupt = self.interrupt
@@ -192,12 +217,34 @@ struct ItemProcessor: Sendable {
         } catch {
             return failed(item, (error as? ItemError) ?? .io("\(path): \(error)"))
         }
+        var first: DecodePlan?
+        var ranges: ReadRanges?
+        var wholeSize: Int?
+        switch reading {
+        case .whole:
+            _ = file.takeRecordedReads()
+        case .prefix(let size):
+            _ = file.takeRecordedReads()
+            ranges = ReadRanges([0..<file.size])
+            wholeSize = size
+        case .asPlanned:
+            // A source no entry plans (or whose planning fails) is hashed
+            // whole, and the decode plans it again to fail it as before.
+            let settings = self.settings, limits = self.limits
+            let format: String? = sniffed == "unknown" ? nil : sniffed
+            first = try? await decoders.run { () throws(ItemError) -> DecodePlan in
+                try DecoderList.standard.plan(.file(file), format: format, settings: settings, limits: limits)
+            }
+            let read = file.takeRecordedReads()
+            if let first { ranges = Self.partialRead(first, file: file, planning: read) }
+        }
         var record: ManifestItem
         do {
-            let bytes = try await io.run { () throws(ItemError) -> SourceBytes in
-                try SourceBytes(hashing: file, interrupt: interrupt)
+            let bytes = try await io.run { [ranges, wholeSize] () throws(ItemError) -> SourceBytes in
+                if let ranges { return try SourceBytes(hashing: file, ranges: ranges, wholeSize: wholeSize, interrupt: interrupt) }
+                return try SourceBytes(hashing: file, interrupt: interrupt)
             }
-            record = await body(bytes, sniffed)
+            record = await body(bytes, sniffed, first)
         } catch {
             record = failed(item, (error as? ItemError) ?? .io("\(path): \(error)"))
         }
@@ -207,49 +254,115 @@ struct ItemProcessor: Sendable {
         return record
     }
 
+    /// The bytes a file read in part reads, when `plan` reads only ranges
+    /// of it and they, with the first bytes every source has read and the
+    /// header's and the planning's reads (`planning`), leave out more than
+    /// `wholeReadBelow`; nil when it is read whole.
+    static func partialRead(_ plan: DecodePlan, file: SourceFile, planning: ReadRanges) -> ReadRanges? {
+        guard case .ranges(let planned) = plan.reads else { return nil }
+        var read = planning
+        read.insert(0..<file.prefix.count)
+        for range in planned { read.insert(max(0, range.lowerBound)..<min(file.size, max(range.upperBound, 0))) }
+        return file.size - read.count > wholeReadBelow ? read : nil
+    }
+
+    /// Whether `plan` reads only bytes inside `read`.
+    static func reads(_ plan: DecodePlan, within read: ReadRanges) -> Bool {
+        guard case .ranges(let planned) = plan.reads else { return false }
+        return planned.allSatisfy { range in
+            range.isEmpty || read.ranges.contains { $0.lowerBound <= range.lowerBound && range.upperBound <= $0.upperBound }
+        }
+    }
+
     // MARK: - Decoding once
 
-    private func decodeOnce(_ item: SourceItem, bytes: SourceBytes, format: String, position: Int) async -> ManifestItem {
-        // The digest of every byte, made by the read itself: no hash, no
-        // bytes, no item (a failed read failed the item before this).
-        let sha = bytes.digest
+    /// Decodes the item, or links the outputs of the first source with the
+    /// same bytes (`DuplicateRegistry`, by `bytes.key`: a partly read
+    /// source's duplicates have its size and every byte it read).
+    ///
+    /// A partly read source whose first plan declines, and whose decode
+    /// then read more than was hashed (a damaged preview; the photo's own
+    /// entry decoded it), is read and hashed whole after its decode and gets
+    /// its sha256 (`renderOnce`): its record never claims less than was
+    /// read. A follower that found such a leader under the partial key
+    /// hashes itself whole too, and is its duplicate only when the two
+    /// sha256s are equal; else it decodes on its own.
+    private func decodeOnce(
+        _ item: SourceItem, bytes: SourceBytes, format: String, position: Int, first: DecodePlan?
+    ) async -> ManifestItem {
+        // The digest made by the read itself: no hash, no bytes, no item (a
+        // failed read failed the item before this).
+        let key = bytes.key
         if case .file(_, let size, _) = item.origin, !sharedSizes.contains(size) {
-            return record(item, sha: sha, outcome: await render(item, file: bytes.file, format: format), status: .ok)
+            let outcome = await renderOnce(item, bytes: bytes, format: format, first: first)
+            return record(item, bytes: bytes, outcome: outcome, status: .ok)
         }
-        switch await registry.claim(sha) {
+        switch await registry.claim(key) {
         case .leader:
-            var outcome = await render(item, file: bytes.file, format: format)
+            var outcome = await renderOnce(item, bytes: bytes, format: format, first: first)
             outcome.leaderPosition = position
-            await registry.finish(sha, outcome)
-            return record(item, sha: sha, outcome: outcome, status: .ok)
+            await registry.finish(key, outcome)
+            return record(item, bytes: bytes, outcome: outcome, status: .ok)
+        case .follower(let leader) where leader.readPastKey:
+            let file = bytes.file, interrupt = self.interrupt
+            let whole = try? await io.run { () throws(ItemError) -> SourceBytes in try SourceBytes(hashing: file, interrupt: interrupt) }
+            if let whole, let sha = leader.wholeSHA256, whole.digest.hex == sha {
+                return await duplicate(item, bytes: whole, of: leader)
+            }
+            let outcome = await renderOnce(item, bytes: bytes, format: format, first: first)
+            return record(item, bytes: bytes, outcome: outcome, status: .ok)
         case .follower(let leader):
-            if let error = leader.error {
-                var record = record(item, sha: sha, outcome: leader, status: .failed)
-                record.error = ErrorRecord(ItemError(error.code, "same bytes as \(leader.leaderID): \(error.message)"))
-                return record
-            }
-            let out = self.out
-            let targets = leader.outputs.map { output in
-                (output, item.outputPath(size: output.size, fileExtension: OutputNamer.fileExtension(of: output.path)))
-            }
-            do {
-                let outputs = try await io.run { () throws(ItemError) -> [ManifestOutput] in
-                    try targets.map { (output, path) throws(ItemError) -> ManifestOutput in
-                        try OutputLinker.link(out.absolute(output.path), to: out.absolute(path), writer: out.writer)
-                        var copy = output
-                        copy.path = path
-                        return copy
-                    }
-                }
-                var record = record(item, sha: sha, outcome: leader, status: .duplicate)
-                record.outputs = outputs
-                record.duplicateOf = leader.leaderID
-                record.leaderPosition = leader.leaderPosition
-                return record
-            } catch {
-                return failed(item, (error as? ItemError) ?? .io("\(error)"))
-            }
+            return await duplicate(item, bytes: bytes, of: leader)
         }
+    }
+
+    /// The record of a source with the same bytes as `leader`: its failure,
+    /// or its outputs linked under this item's names.
+    private func duplicate(_ item: SourceItem, bytes: SourceBytes, of leader: DuplicateRegistry.Outcome) async -> ManifestItem {
+        if let error = leader.error {
+            var record = record(item, bytes: bytes, outcome: leader, status: .failed)
+            record.error = ErrorRecord(ItemError(error.code, "same bytes as \(leader.leaderID): \(error.message)"))
+            return record
+        }
+        let out = self.out
+        let targets = leader.outputs.map { output in
+            (output, item.outputPath(size: output.size, fileExtension: OutputNamer.fileExtension(of: output.path)))
+        }
+        do {
+            let outputs = try await io.run { () throws(ItemError) -> [ManifestOutput] in
+                try targets.map { (output, path) throws(ItemError) -> ManifestOutput in
+                    try OutputLinker.link(out.absolute(output.path), to: out.absolute(path), writer: out.writer)
+                    var copy = output
+                    copy.path = path
+                    return copy
+                }
+            }
+            var record = record(item, bytes: bytes, outcome: leader, status: .duplicate)
+            record.outputs = outputs
+            record.duplicateOf = leader.leaderID
+            record.leaderPosition = leader.leaderPosition
+            return record
+        } catch {
+            return failed(item, (error as? ItemError) ?? .io("\(error)"))
+        }
+    }
+
+    /// `render`, then, when the decode read past the bytes a partly read
+    /// source hashed (`readPastKey`), the whole file hashed
+    /// (`wholeSHA256`); a file that cannot be read whole now fails the item.
+    private func renderOnce(_ item: SourceItem, bytes: SourceBytes, format: String, first: DecodePlan?) async -> DuplicateRegistry.Outcome {
+        var outcome = await render(item, bytes: bytes, format: format, first: first)
+        guard outcome.readPastKey else { return outcome }
+        let file = bytes.file, interrupt = self.interrupt
+        do {
+            let whole = try await io.run { () throws(ItemError) -> SourceBytes in try SourceBytes(hashing: file, interrupt: interrupt) }
+            outcome.wholeSHA256 = whole.digest.hex
+        } catch {
+            outcome.error = (error as? ItemError) ?? .io("\(file.path): \(error)")
+            outcome.outputs = []
+            outcome.signature = nil
+        }
+        return outcome
     }
 
     /// The one loop every format takes (`DecoderList.decode`): plan (the
@@ -257,16 +370,20 @@ struct ItemProcessor: Sendable {
     /// run's `MemoryBudget`, decode; a decoder that declines gives its
     /// reservation back, and the next entry is planned and reserved in turn.
     /// Then finish (resize, encode), give the reservation back, and write.
-    private func render(_ item: SourceItem, file: SourceFile, format: String) async -> DuplicateRegistry.Outcome {
+    ///
+    /// `first`: the plan made before the read (`withSource`), decoded first.
+    private func render(_ item: SourceItem, bytes: SourceBytes, format: String, first: DecodePlan?) async -> DuplicateRegistry.Outcome {
         let settings = self.settings, limits = self.limits, out = self.out
         let sniffed: String? = format == "unknown" ? nil : format
+        let file = bytes.file
         var reserved = 0
         do {
             let result = try await DecoderList.standard.decode(
-                file, format: sniffed, settings: settings, limits: limits, memory: memory, pool: decoders
+                file, format: sniffed, settings: settings, limits: limits, memory: memory, pool: decoders, first: first
             )
             let decoded = result.image
             reserved = result.reserved
+            let readPastKey = bytes.partial.map { first != nil && !Self.reads(result.served, within: $0) } ?? false
             let rendered = decoded.needsFinishing
                 ? try await finishers.run { () throws(ItemError) -> RenderedImage in
                     try Thumbnailer.finish(decoded, settings: settings)
@@ -286,22 +403,41 @@ struct ItemProcessor: Sendable {
                     )
                 }
             }
-            return DuplicateRegistry.Outcome(
+            var outcome = DuplicateRegistry.Outcome(
                 leaderID: item.id, info: decoded.info, decoder: decoded.decoder, signature: rendered.signature, outputs: outputs, error: nil,
                 video: decoded.video, warnings: rendered.warnings
             )
+            outcome.readPastKey = readPastKey
+            return outcome
         } catch {
             await memory.release(reserved)
             let itemError = (error as? ItemError) ?? .decode("\(error)")
-            return DuplicateRegistry.Outcome(leaderID: item.id, info: nil, decoder: nil, signature: nil, outputs: [], error: itemError)
+            var outcome = DuplicateRegistry.Outcome(leaderID: item.id, info: nil, decoder: nil, signature: nil, outputs: [], error: itemError)
+            // Which plan failed is not known here: a partly read source may
+            // have been read past its hashed bytes by a fallback.
+            outcome.readPastKey = bytes.partial != nil && first != nil
+            return outcome
         }
     }
 
     // MARK: - Records
 
-    private func record(_ item: SourceItem, sha: SHA256Hex.Digest, outcome: DuplicateRegistry.Outcome, status: ItemStatus) -> ManifestItem {
+    /// What the record says of the source's bytes: its sha256 when it was
+    /// read whole (by the read, or after a decode that read past the
+    /// hashed bytes: `wholeSHA256`), else `read` (the bytes read,
+    /// `partial`); and the key `SourceOrderLeaders` relabels by.
+    private func identity(_ bytes: SourceBytes, outcome: DuplicateRegistry.Outcome) -> (sha: String?, read: ReadRecord?, key: String) {
+        if bytes.partial == nil { return (bytes.digest.hex, nil, bytes.key.key) }
+        if let sha = outcome.wholeSHA256 { return (sha, nil, sha) }
+        return (nil, ReadRecord(bytes: Int64(bytes.bytesRead), digest: bytes.digest.hex), bytes.key.key)
+    }
+
+    private func record(_ item: SourceItem, bytes: SourceBytes, outcome: DuplicateRegistry.Outcome, status: ItemStatus) -> ManifestItem {
+        let identity = self.identity(bytes, outcome: outcome)
         var record = ManifestItem(id: item.id, source: item.source, status: outcome.error == nil ? status : .failed)
-        record.sha256 = sha.hex
+        record.sha256 = identity.sha
+        record.read = identity.read
+        record.duplicateKey = identity.key
         record.format = outcome.info?.format
         record.width = outcome.info?.width
         record.height = outcome.info?.height
@@ -331,6 +467,18 @@ struct ItemProcessor: Sendable {
         if case .remote(_, let meta) = item.origin, !meta.isEmpty { return meta.fields }
         return nil
     }
+}
+
+/// How `ItemProcessor.withSource` reads and hashes a source.
+enum SourceReading: Sendable {
+    /// Every byte (`--whole-files`, a whole download).
+    case whole
+    /// Plan first; read and hash only what the plan reads, when that
+    /// leaves out enough of the file (`ItemProcessor.partialRead`).
+    case asPlanned
+    /// All of the file, the first bytes of a whole of `wholeSize` bytes (a
+    /// partial download), hashed as a partly read file's.
+    case prefix(wholeSize: Int?)
 }
 
 /// A source file opened and sniffed, with the format its content says

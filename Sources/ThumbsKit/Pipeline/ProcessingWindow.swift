@@ -63,7 +63,8 @@ struct ProcessingWindow {
             sources: AsyncSemaphore(permits: Self.sourcesInMemory(jobs: jobs)),
             previous: previous, force: options.force, registry: registry,
             sharedSizes: sharedSizes, fetcher: fetcher, interrupt: interrupt,
-            allowUntrusted: options.allowUntrusted
+            allowUntrusted: options.allowUntrusted,
+            wholeFiles: options.wholeFiles
         )
         // Tasks in flight: per decoder, one image decoding, one read and
         // waiting, one being written and one more, so a decoder never waits

@@ -36,7 +36,8 @@ final class SourceOrderLeaders {
     /// for every record of this run, in source order.
     func relabel(_ record: inout ManifestItem, position: Int) {
         defer { record.leaderPosition = nil }
-        guard record.status == .ok || record.status == .duplicate, let sha = record.sha256 else { return }
+        // A partly read source has no sha256: the digest of what it read.
+        guard record.status == .ok || record.status == .duplicate, let sha = record.duplicateKey ?? record.sha256 else { return }
         if let leader = takeovers.value(for: sha) {
             guard leader != record.id else { return }
             record.status = .duplicate

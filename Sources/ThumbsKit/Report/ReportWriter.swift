@@ -138,6 +138,12 @@ public struct ReportWriter {
         fact("Bytes out", ReportFormat.bytes(s.bytes.output),
              (s.bytes.input > 0 ? String(format: "%.1f%% of input · ", Double(s.bytes.output) / Double(s.bytes.input) * 100) : "")
                 + "\(ReportFormat.int(outputs)) file\(outputs == 1 ? "" : "s")", into: &out)
+        if let r = s.read, r.bytes > 0 {
+            // File sources: bytes read, and those left unread by the sources read in part.
+            fact("Read", ReportFormat.bytes(r.bytes),
+                 r.partial > 0 ? "\(ReportFormat.bytes(r.bytesSaved)) saved by \(ReportFormat.int(r.partial)) partly read file\(r.partial == 1 ? "" : "s")" : "every file whole",
+                 into: &out)
+        }
         let d = s.downloads
         fact("Downloads", d.requests > 0 ? "\(ReportFormat.int(d.requests)) requests" : "none",
              d.requests > 0 ? "\(ReportFormat.bytes(d.bytes)) · \(ReportFormat.int(d.retries)) retries"

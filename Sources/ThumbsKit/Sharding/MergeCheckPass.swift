@@ -16,7 +16,7 @@ enum MergeCheckPass {
         let shards = checked.shards
         let count = shards.count
         // Only what the pass checks and indexes: a third of an item.
-        let stream = try MergedStream(shards, useOrder: checked.useOrder, fields: [.sha256, .outputs, .phash])
+        let stream = try MergedStream(shards, useOrder: checked.useOrder, fields: [.sha256, .read, .outputs, .phash])
         var missing: (path: String, shard: Int)?
         var missingCount = 0
         do {
@@ -47,8 +47,10 @@ enum MergeCheckPass {
                         missingCount += 1
                     }
                 }
-                if item.status == .ok, let sha = item.sha256 {
-                    try index.offerLeader(sha: sha, position: position, id: item.id)
+                // Identical sources: by sha256, or for a source read in part
+                // by the digest of what was read.
+                if item.status == .ok, let key = item.sha256 ?? item.read?.duplicateKey {
+                    try index.offerLeader(sha: key, position: position, id: item.id)
                 }
                 if item.status != .failed, let hash = item.phash.flatMap(PerceptualHash.parse) {
                     try spill.add(position: position, hash: hash)

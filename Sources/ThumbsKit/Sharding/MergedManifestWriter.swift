@@ -35,8 +35,8 @@ enum MergedManifestWriter {
                     }
                 }
                 // Identical bytes across shards: the first `ok` leads.
-                if item.status == .ok || item.status == .duplicate, let sha = item.sha256,
-                   let leader = try index.leader(sha: sha), leader != item.id {
+                if item.status == .ok || item.status == .duplicate, let key = item.sha256 ?? item.read?.duplicateKey,
+                   let leader = try index.leader(sha: key), leader != item.id {
                     item.status = .duplicate
                     item.duplicateOf = leader
                 }

@@ -5,6 +5,9 @@ public struct Statistics: Sendable, Codable, Equatable {
 
     public var schema: String = Statistics.schemaName
     public var counts: Counts
+    /// File sources' bytes read (issue 35); nil in a stats.json written
+    /// before it existed.
+    public var read: ReadCounters?
     public var downloads: DownloadCounters
     public var dimensions: Dimensions
     public var formats: Formats
@@ -23,6 +26,18 @@ public struct Statistics: Sendable, Codable, Equatable {
         /// Items that carry warnings (`ManifestItem.warnings`): made, but
         /// not quite as they should be (a colour profile taken as sRGB).
         public var warnings = 0
+    }
+
+    /// What was read of file sources that were not failed (downloads are
+    /// `downloads`): `bytes` read in all (a source read whole counts its
+    /// size), `partial` sources read only in part (an embedded preview, a
+    /// motion photo's JPEG: manifest `read`), and `bytesSaved`, the bytes of
+    /// theirs never read. Unchanged items count as recorded, so a re-run
+    /// shows the figures of what its records hold.
+    public struct ReadCounters: Sendable, Codable, Equatable {
+        public var bytes: Int64 = 0
+        public var partial = 0
+        public var bytesSaved: Int64 = 0
     }
 
     public struct Dimensions: Sendable, Codable, Equatable {
@@ -67,9 +82,10 @@ public struct Statistics: Sendable, Codable, Equatable {
         self = accumulator.finish(run: manifest.run)
     }
 
-    init(counts: Counts, downloads: DownloadCounters, dimensions: Dimensions, formats: Formats, bytes: Bytes,
+    init(counts: Counts, read: ReadCounters, downloads: DownloadCounters, dimensions: Dimensions, formats: Formats, bytes: Bytes,
          time: Time, decoders: SortedMap<Int>, similar: LookalikeGroups.Summary, source: SortedMap<Summary>) {
         self.counts = counts
+        self.read = read
         self.downloads = downloads
         self.dimensions = dimensions
         self.formats = formats

@@ -10,6 +10,7 @@ public struct StatisticsAccumulator: Sendable {
     private var shape = Statistics.Dimensions.Shape()
     private var inFormats: [String: Int] = [:], outFormats: [String: Int] = [:]
     private var inBytes: Int64 = 0, outBytes: Int64 = 0
+    private var read = Statistics.ReadCounters()
     private var ms = QuantileSketch()
     private var numericFields: [String: QuantileSketch] = [:]
     /// Look-alike group sizes by first id, when the caller does not give
@@ -47,6 +48,16 @@ public struct StatisticsAccumulator: Sendable {
         }
         if let format = item.format { inFormats[format, default: 0] += 1 }
         inBytes += item.bytes ?? 0
+        if item.download == nil, let size = item.bytes {
+            // A file source: read whole, or in part (`read`).
+            if let part = item.read, part.partial == true {
+                read.bytes += part.bytes
+                read.partial += 1
+                read.bytesSaved += max(0, size - part.bytes)
+            } else {
+                read.bytes += size
+            }
+        }
         for output in item.outputs {
             outW.add(Double(output.width))
             outH.add(Double(output.height))
@@ -70,6 +81,7 @@ public struct StatisticsAccumulator: Sendable {
         } ?? LookalikeGroups.Summary()
         return Statistics(
             counts: counts,
+            read: read,
             downloads: run.downloads,
             dimensions: .init(
                 input: .init(width: Summary(inW), height: Summary(inH), megapixels: Summary(mp)),

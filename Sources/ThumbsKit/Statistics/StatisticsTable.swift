@@ -25,6 +25,13 @@ public struct StatisticsTable: Sendable {
         ] + (c.unreadable > 0 ? [["unreadable", Self.int(c.unreadable)]] : [])
           + (c.warnings > 0 ? [["with warnings", Self.int(c.warnings)]] : [])).render())
 
+        if let r = s.read {
+            // Bytes read of file sources, next to the downloads.
+            blocks.append(TextTable(header: ["read", ""], rows: [
+                ["bytes", Self.bytes(r.bytes)], ["partial", Self.int(r.partial)], ["bytes saved", Self.bytes(r.bytesSaved)],
+            ]).render())
+        }
+
         let d = s.downloads
         if d.requests == 0 && d.pages == 0 {
             blocks.append(TextTable(header: ["downloads", "none"], rows: []).render())

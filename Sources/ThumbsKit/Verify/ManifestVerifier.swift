@@ -51,6 +51,7 @@ public struct ManifestVerifier: Sendable {
         // the settings themselves are a note, not a finding.
         let notes = comparison.map { BaselineComparison.settingsFindings($0.current.settings, $0.baseline.settings).map(\.message) } ?? []
         var items = 0, outputs = 0
+        var read = SourceReadTally(), downloaded = SourceReadTally()
         var batch: [ManifestItem] = []
         batch.reserveCapacity(Self.batch)
         func flush() {
@@ -70,6 +71,7 @@ public struct ManifestVerifier: Sendable {
         while let item = try cursor.next() {
             items += 1
             outputs += item.outputs.count
+            SourceReadTally.add(item, files: &read, downloads: &downloaded)
             batch.append(item)
             if batch.count == Self.batch { flush() }
         }
@@ -83,6 +85,8 @@ public struct ManifestVerifier: Sendable {
         var result = VerifyResult(manifest: manifestPath, baseline: baseline?.manifest, items: items,
                                   outputs: outputs, findings: findings, maxDifference: baseline == nil ? nil : limits.maxDifference)
         result.notes = notes
+        result.read = read.items > 0 ? read : nil
+        result.download = downloaded.items > 0 ? downloaded : nil
         return result
     }
 
@@ -134,6 +138,10 @@ public struct VerifyResult: Sendable, Codable, Equatable {
     /// What verify saw that is not a finding (the settings of a baseline
     /// compared by eye): printed before the count line, never exit 1.
     public var notes: [String] = []
+    /// File sources' bytes read against their sizes, and downloads' bytes
+    /// received against theirs (nil when there are none).
+    public var read: SourceReadTally?
+    public var download: SourceReadTally?
 
     public init(manifest: String, baseline: String?, items: Int, outputs: Int, findings: [VerifyFinding],
                 maxDifference: Double? = nil) {
@@ -155,6 +163,7 @@ public struct VerifyResult: Sendable, Codable, Equatable {
 
     public var summary: String {
         let checked = "\(items) item\(items == 1 ? "" : "s"), \(outputs) output\(outputs == 1 ? "" : "s") checked"
+            + (read.map { "; " + $0.text("read") } ?? "") + (download.map { "; " + $0.text("downloaded") } ?? "")
         let against = baseline.map { " against \($0)" } ?? ""
         guard !isClean else {
             return "verify: ok, \(checked)" + (baseline == nil ? "" : ", no differences from \(baseline!)")

@@ -47,7 +47,10 @@ final class VerifyRunTests: XCTestCase {
         XCTAssertEqual(result.items, 3)
         XCTAssertEqual(result.outputs, 6)
         XCTAssertEqual(result.exitStatus, .success)
-        XCTAssertEqual(result.lines, ["verify: ok, 3 items, 6 outputs checked"])
+        XCTAssertEqual(result.lines.count, 1)
+        // The sources were read whole: as many bytes read as they hold.
+        let held = ReportFormat.bytes(try readManifest(out).items.compactMap(\.bytes).reduce(0, +))
+        XCTAssertEqual(result.lines.first, "verify: ok, 3 items, 6 outputs checked; read \(held) of \(held)")
         // Against itself: still clean.
         XCTAssertEqual(try verify(out, against: out + "/manifest.json").findings, [])
     }

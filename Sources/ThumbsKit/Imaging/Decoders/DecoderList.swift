@@ -61,16 +61,34 @@ struct DecoderList: Sendable {
         _ file: SourceFile, format: String?, settings: OutputSettings, limits: DecodeLimits,
         memory: MemoryBudget, pool: BlockingPool
     ) async throws(ItemError) -> (image: DecodedImage, reserved: Int) {
+        let served = try await decode(file, format: format, settings: settings, limits: limits, memory: memory, pool: pool, first: nil)
+        return (served.image, served.reserved)
+    }
+
+    /// `decode` starting from `first`, a plan the caller already made of
+    /// this file (`ItemProcessor` plans before it reads, to know which bytes
+    /// the decode needs), so that it is not planned twice; also returns the
+    /// plan that served, which is another when `first` declined.
+    func decode(
+        _ file: SourceFile, format: String?, settings: OutputSettings, limits: DecodeLimits,
+        memory: MemoryBudget, pool: BlockingPool, first: DecodePlan?
+    ) async throws(ItemError) -> (image: DecodedImage, reserved: Int, served: DecodePlan) {
         var next = 0
+        var planned = first
         while true {
             let from = next
             let plan: DecodePlan
-            do {
-                plan = try await pool.run { () throws(ItemError) -> DecodePlan in
-                    try self.plan(.file(file), format: format, settings: settings, limits: limits, from: from)
+            if let given = planned {
+                plan = given
+                planned = nil
+            } else {
+                do {
+                    plan = try await pool.run { () throws(ItemError) -> DecodePlan in
+                        try self.plan(.file(file), format: format, settings: settings, limits: limits, from: from)
+                    }
+                } catch {
+                    throw (error as? ItemError) ?? .decode("\(error)")
                 }
-            } catch {
-                throw (error as? ItemError) ?? .decode("\(error)")
             }
             // A decode that needs much (a progressive JPEG's coefficients, a
             // RAW's development, several sizes of a large PNG) waits for room.
@@ -90,7 +108,7 @@ struct DecoderList: Sendable {
                 await memory.release(reserved)
                 throw (error as? ItemError) ?? .decode("\(error)")
             }
-            if let decoded { return (decoded, reserved) }
+            if let decoded { return (decoded, reserved, plan) }
             await memory.release(reserved)
             next = plan.entry + 1
         }
