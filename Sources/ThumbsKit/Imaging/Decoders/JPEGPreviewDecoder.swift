@@ -70,9 +70,7 @@ struct JPEGPreviewDecoder: ImageDecoder {
         ) { source, _, limits throws(ItemError) in
             guard range.upperBound <= source.count else { return nil }
             let decoded = try source.withBytes(in: range) { slice in
-                (paths.isEmpty ? [.libjpeg] : paths).lazy.compactMap { path in
-                    DirectJPEG.decode(slice, path: path, shrink: shrink, memoryBudget: budget)
-                }.first
+                PreviewPathAttempts.decode(slice, paths: paths, shrink: shrink, memoryBudget: budget)
             }
             guard let decoded else { return nil }
             try source.checkUnchanged()

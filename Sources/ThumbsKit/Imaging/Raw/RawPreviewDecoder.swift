@@ -69,9 +69,7 @@ struct RawPreviewDecoder: ImageDecoder {
                                             pixelBudget: DirectJPEG.memoryBudget)
         let budget = max(DirectJPEG.memoryBudget, peakBytes)
         let decoded = try source.withBytes(in: preview.range) { slice in
-            (paths.isEmpty ? [.libjpeg] : paths).lazy.compactMap { path in
-                DirectJPEG.decode(slice, path: path, shrink: preview.shrink, memoryBudget: budget)
-            }.first
+            PreviewPathAttempts.decode(slice, paths: paths, shrink: preview.shrink, memoryBudget: budget)
         }
         // A preview has no orientation of its own as a rule: the RAW's.
         return decoded?.asRawPreview(orientation: orientation)
