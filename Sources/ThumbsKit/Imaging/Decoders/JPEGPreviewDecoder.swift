@@ -99,13 +99,17 @@ struct JPEGPreviewDecoder: ImageDecoder {
 
     /// The cheapest picture that serves: the fewest pixels among those that
     /// pass `fits`, each probed by `DirectJPEG.probe` (libjpeg's reading of
-    /// its header) before it counts.
+    /// its header) before it counts. `serves` says which kinds of picture
+    /// may stand for the photo (a RAW's: `RawPreviewFinder.serves`).
     static func choose(
         _ pictures: [Picture], in source: ImageSource, photo: (width: Int, height: Int), orientation: Int,
-        needed: (width: Int, height: Int), maxPixels: Int
+        needed: (width: Int, height: Int), maxPixels: Int, serves: (Picture) -> Bool = servesJPEG
     ) -> (Picture, Probed)? {
         let fitting = pictures
-            .filter { fits($0, photo: photo, orientation: orientation, needed: needed, maxPixels: maxPixels) || $0.has(Int32(SHIM_EP_UNPROBED)) }
+            .filter {
+                serves($0)
+                    && (fits($0, photo: photo, orientation: orientation, needed: needed, maxPixels: maxPixels) || $0.has(Int32(SHIM_EP_UNPROBED)))
+            }
             .sorted { $0.width * $0.height < $1.width * $1.height }
         for picture in fitting {
             guard var candidate = probe(picture, in: source),
@@ -118,18 +122,22 @@ struct JPEGPreviewDecoder: ImageDecoder {
         return nil
     }
 
-    /// Whether a listed picture may stand for the photo: a preview's kind
-    /// (an MPF large thumbnail, a maker-note preview, the Exif thumbnail),
-    /// a whole baseline or progressive 8-bit JPEG (no flag against it), of
-    /// the photo's shape, orientation and at least the needed size.
+    /// Whether a JPEG's listed picture is a preview's kind: an MPF large
+    /// thumbnail, a maker-note preview, the Exif thumbnail.
+    static func servesJPEG(_ p: Picture) -> Bool {
+        switch p.kind {
+        case .mpf: largeThumbnailTypes.contains(p.mpfType)
+        case .makerNote, .exifThumbnail: true
+        default: false
+        }
+    }
+
+    /// Whether a listed picture (of a kind that `serves`) may stand for the
+    /// photo: a whole baseline or progressive 8-bit JPEG (no flag against
+    /// it), of the photo's shape, orientation and at least the needed size.
     static func fits(
         _ p: Picture, photo: (width: Int, height: Int), orientation: Int, needed: (width: Int, height: Int), maxPixels: Int
     ) -> Bool {
-        switch p.kind {
-        case .mpf: guard largeThumbnailTypes.contains(p.mpfType) else { return false }
-        case .makerNote, .exifThumbnail: break
-        default: return false
-        }
         guard p.flags == 0, [0xC0, 0xC1, 0xC2].contains(p.frameMarker), p.components == 1 || p.components == 3 else { return false }
         guard p.orientation <= 1 || p.orientation == orientation else { return false }
         let (w, h) = (p.width, p.height)
