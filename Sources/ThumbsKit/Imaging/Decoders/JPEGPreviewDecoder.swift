@@ -153,27 +153,51 @@ struct JPEGPreviewDecoder: ImageDecoder {
     /// The picture's header read from its first bytes (`headerBytes`, or all
     /// of it when its segments before the scan are longer): libjpeg's facts,
     /// and the parser's probe for a picture past the photo's header.
+    ///
+    /// All of it is read only when the first bytes end before the frame
+    /// header or the first scan: a header read whole that libjpeg refuses
+    /// (a RAW's lossless sensor data, tens of MB, is a listed picture too)
+    /// is refused without reading the rest.
     private static func probe(_ picture: Picture, in source: ImageSource) -> (picture: Picture, probed: Probed)? {
         let range = picture.range
         guard range.lowerBound >= 0, range.upperBound <= source.count else { return nil }
         let head = source.inMemory ? range.count : min(range.count, headerBytes)
-        func read(_ count: Int) -> (Picture, Probed)? {
-            try? source.withBytes(in: range.lowerBound..<range.lowerBound + count) { bytes -> (Picture, Probed)? in
+        /// The probed picture, or nil and whether more bytes could change that.
+        func read(_ count: Int) -> (found: (Picture, Probed)?, cutShort: Bool) {
+            let read = try? source.withBytes(in: range.lowerBound..<range.lowerBound + count) { bytes -> ((Picture, Probed)?, Bool) in
                 var raw = shim_embedded_picture()
                 raw.offset = UInt64(range.lowerBound)
                 raw.length = UInt64(range.count)
                 raw.kind = picture.kind?.rawValue ?? 0
                 raw.mpf_type = picture.mpfType
-                guard let base = bytes.baseAddress,
-                      shim_embedded_probe(base.assumingMemoryBound(to: UInt8.self), bytes.count, &raw) == 0,
-                      let header = DirectJPEG.probe(bytes) else { return nil }
+                guard let base = bytes.baseAddress else { return (nil, false) }
+                guard shim_embedded_probe(base.assumingMemoryBound(to: UInt8.self), bytes.count, &raw) == 0 else { return (nil, true) }
+                guard let header = DirectJPEG.probe(bytes) else { return (nil, !reachesScan(bytes)) }
                 var probed = Picture(raw)
                 probed.flags = raw.flags | (picture.flags & ~Int32(SHIM_EP_UNPROBED))
                 probed.maker = picture.maker
-                return (probed, Probed(width: header.width, height: header.height, facts: header.facts))
-            } ?? nil
+                return ((probed, Probed(width: header.width, height: header.height, facts: header.facts)), false)
+            }
+            return read.map { (found: $0.0, cutShort: $0.1) } ?? (nil, false)
         }
-        if let found = read(head) { return found }
-        return head < range.count ? read(range.count) : nil
+        let first = read(head)
+        if let found = first.found { return found }
+        return first.cutShort && head < range.count ? read(range.count).found : nil
+    }
+
+    /// Whether `bytes`, a JPEG's first bytes, reach its first scan (SOS), or
+    /// stop being segments before it: either way, more bytes cannot change
+    /// what libjpeg says of its header.
+    static func reachesScan(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var at = 2
+        while at + 4 <= bytes.count {
+            guard bytes[at] == 0xFF else { return true }
+            let marker = bytes[at + 1]
+            if marker == 0xFF { at += 1; continue }  // fill byte
+            if marker == 0xDA || marker == 0xD9 { return true }
+            if marker == 0x01 || (0xD0...0xD8).contains(marker) { at += 2; continue }  // no length
+            at += 2 + (Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]))
+        }
+        return false
     }
 }

@@ -50,6 +50,29 @@ final class RawPreviewListingTests: TemporaryFolderTestCase {
         XCTAssertEqual(plan.reads, .ranges([fromMemory.pictures.first { $0.range.count == preview.jpeg.count }!.range]))
     }
 
+    /// A listed picture whose header was read whole and that libjpeg
+    /// refuses (as a DNG's lossless sensor data, tens of MB): refused from
+    /// its first bytes, never read whole.
+    func testAPictureLibjpegRefusesIsNotReadWhole() throws {
+        var jpeg = TestDNG.jpegPreview(root, name: "lossless", width: 600, height: 400).jpeg
+        // The frame marker made SOF3 (lossless), which libjpeg refuses; 1 MB of body past it.
+        let sof = try XCTUnwrap((2..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+        jpeg[sof + 1] = 0xC3
+        jpeg += [UInt8](repeating: 0, count: 1 << 20)
+        let path = root + "/picture.bin"
+        try Data(jpeg).write(to: URL(fileURLWithPath: path))
+        let file = try SourceFile(path: path)
+        var raw = shim_embedded_picture()
+        raw.length = UInt64(jpeg.count)
+        raw.kind = Int32(SHIM_EP_TIFF_IMAGE)
+        raw.compression = 7
+        raw.flags = Int32(SHIM_EP_UNPROBED)
+        let chosen = RawPreviewFinder.choose([EmbeddedPictureListing.Picture(raw)], in: .file(file), photo: (600, 400),
+                                             orientation: 1, needed: (256, 171), maxPixels: 100_000_000)
+        XCTAssertNil(chosen)
+        XCTAssertLessThanOrEqual(file.peakBytesHeld, JPEGPreviewDecoder.headerBytes, "only its first bytes were read")
+    }
+
     /// The camera JPEG's aspect rule (within 1%): a 600x397 preview of a
     /// 1200x800 RAW (0.75% off, 3.6 pixels on its long side) serves, where
     /// the RAW's earlier rule (within a pixel) had LibRaw develop.
