@@ -7,6 +7,7 @@
  * - the same from its first half only, the file's size still the whole
  *   one's (a header read before the rest of the file);
  * - each picture listed, probed again from a copy of exactly its bytes.
+ * A TIFF's `wanted` lies in the file, and is 0 when the whole was given.
  * Every listing must keep its promises (pictures inside the file, counts
  * within the caps, strings terminated): a broken one traps.
  * Build and run: fuzz/embedded.sh. */
@@ -18,6 +19,9 @@
 
 static void check(const shim_embedded_listing *l, uint64_t file_size) {
     if (l->count < 0 || l->count > SHIM_EP_MAX_PICTURES || l->refused < 0)
+        __builtin_trap();
+    /* What more bytes would reach lies in the file. */
+    if (l->wanted > file_size)
         __builtin_trap();
     const char *strings[] = { l->make, l->model, l->software, l->modify_date, l->date_original, l->creator_tool };
     const size_t sizes[] = { sizeof l->make, sizeof l->model, sizeof l->software, sizeof l->modify_date,
@@ -42,6 +46,9 @@ static void list(const uint8_t *data, size_t size, uint64_t file_size) {
     if (status != 0)
         return;
     check(&listing, file_size);
+    /* Given the whole file, nothing is wanted past it. */
+    if (size == file_size && listing.wanted != 0)
+        __builtin_trap();
     for (int i = 0; i < listing.count; i++) {
         shim_embedded_picture p = listing.pictures[i];
         if (p.offset >= size)

@@ -19,6 +19,8 @@
  *   file's Make names the same maker as the note's header.
  * A TIFF RAW's pictures are every IFD and SubIFD image (strips), each
  * JPEGInterchangeFormat, Panasonic's 0x002E, and the maker note's preview.
+ * Given the file's first bytes only, a RAW is listed as far as they reach,
+ * and `wanted` says how far the directories it could not read lie.
  *
  * Every read goes through `readable`, in the form `at <= end && n <= end -
  * at` with 64-bit positions (offsets from the file are 32-bit, so no sum
@@ -90,9 +92,17 @@ typedef struct {
     uint64_t value_at; /* where its value lies: in the entry, or at its offset */
 } entry;
 
+/* Whether [at, at + n) lies in the structure and in the bytes given. When
+ * it lies in the structure and the file but past the bytes given, its end
+ * is noted in `wanted` (the listing's only output a read changes). */
 static int readable(const context *c, const tiff *t, uint64_t at, uint64_t n) {
     uint64_t end = t->hi < c->length ? t->hi : c->length;
-    return at >= t->lo && at <= end && n <= end - at;
+    if (at >= t->lo && at <= end && n <= end - at)
+        return 1;
+    uint64_t whole = t->hi < c->file_size ? t->hi : c->file_size;
+    if (at >= t->lo && at <= whole && n <= whole - at && at + n > c->out->wanted)
+        c->out->wanted = at + n;
+    return 0;
 }
 
 static uint32_t get16(const uint8_t *p, int big) {
@@ -863,7 +873,8 @@ int shim_embedded_pictures_tiff(const uint8_t *bytes, size_t length, uint64_t fi
     if (!bytes || length < TIFF_HEADER)
         return -1;
     context c = { .bytes = bytes, .length = length < file_size ? length : file_size, .file_size = file_size, .out = out };
-    tiff t = { .base = 0, .lo = 0, .hi = c.length };
+    /* The structure is the whole file; `readable` reads only the bytes given. */
+    tiff t = { .base = 0, .lo = 0, .hi = file_size };
     uint32_t first;
     if (!tiff_header(&c, &t, 0, &first))
         return -1;

@@ -129,6 +129,12 @@ typedef struct {
     char make[40], model[40], software[64], modify_date[24], date_original[24], creator_tool[64];
     /// SHIM_EP_EDIT_* bits: all 0 when nothing says the picture changed.
     int edits;
+    /// Where the bytes given ended before a directory or value that the
+    /// structure names inside the file: the end of the furthest such read
+    /// (at most the file's size); 0 when every one was given. A caller
+    /// that lists again from the file's first `wanted` bytes (or more)
+    /// reads further (a RAW whose directories follow its previews).
+    uint64_t wanted;
 } shim_embedded_listing;
 
 /// Lists the pictures of a JPEG from its first `length` bytes (at least up
@@ -139,9 +145,9 @@ int shim_embedded_pictures_jpeg(const uint8_t *bytes, size_t length, uint64_t fi
                                 shim_embedded_listing *out);
 
 /// Lists the pictures of a TIFF-based RAW (DNG, NEF, ARW, CR2, ORF, RW2,
-/// PEF...) from its first `length` bytes (the whole file, or a mapping of
-/// it: directories past `length` are not read). 0, or -1 when the bytes are
-/// not a TIFF.
+/// PEF...) from its first `length` bytes (the whole file, or its first
+/// bytes: directories past `length` are not read, and `wanted` says how
+/// many bytes would reach them). 0, or -1 when the bytes are not a TIFF.
 int shim_embedded_pictures_tiff(const uint8_t *bytes, size_t length, uint64_t file_size,
                                 shim_embedded_listing *out);
 

@@ -3,8 +3,8 @@ import Foundation
 /// The image file directories (IFDs) of a TIFF-structured file, read through
 /// a byte-range reader: IFD0 and the IFDs chained after it, and the SubIFDs
 /// (tag 0x14A) they point to, two levels down. Camera RAWs are TIFFs with
-/// their sensor data and JPEG previews in such directories (`RawSniffer`,
-/// `RawPreviewFinder`).
+/// their sensor data and JPEG previews in such directories (`RawSniffer`;
+/// their previews are listed by `embedded_pictures.c`: `RawPreviewFinder`).
 ///
 /// The bytes are untrusted: every read is bounded (`read` returns fewer
 /// bytes, or none, outside the file), a directory holds at most 512 entries,

@@ -70,6 +70,10 @@ struct EmbeddedPictureListing: Sendable {
     var creatorTool: String
     /// `SHIM_EP_EDIT_*` bits: 0 when nothing says the picture changed.
     var edits: Int32
+    /// The bytes from the file's start that would reach every directory the
+    /// structure names (a RAW's, listed from its first bytes); 0 when the
+    /// bytes given held them all.
+    var wanted: Int
 
     init(_ raw: shim_embedded_listing) {
         var raw = raw
@@ -93,6 +97,7 @@ struct EmbeddedPictureListing: Sendable {
         dateOriginal = Self.text(&raw.date_original)
         creatorTool = Self.text(&raw.creator_tool)
         edits = raw.edits
+        wanted = Int(clamping: raw.wanted)
     }
 
     /// The listing of a JPEG from its first bytes; nil when they are not a JPEG.
@@ -100,6 +105,17 @@ struct EmbeddedPictureListing: Sendable {
         guard let base = bytes.baseAddress else { return nil }
         var raw = shim_embedded_listing()
         guard shim_embedded_pictures_jpeg(base.assumingMemoryBound(to: UInt8.self), bytes.count, UInt64(fileSize), &raw) == 0
+        else { return nil }
+        return EmbeddedPictureListing(raw)
+    }
+
+    /// The listing of a TIFF-based RAW from its first bytes (all of them, or
+    /// as many as hold its directories: see `wanted`); nil when they are
+    /// not a TIFF.
+    static func tiff(_ bytes: UnsafeRawBufferPointer, fileSize: Int) -> EmbeddedPictureListing? {
+        guard let base = bytes.baseAddress else { return nil }
+        var raw = shim_embedded_listing()
+        guard shim_embedded_pictures_tiff(base.assumingMemoryBound(to: UInt8.self), bytes.count, UInt64(fileSize), &raw) == 0
         else { return nil }
         return EmbeddedPictureListing(raw)
     }

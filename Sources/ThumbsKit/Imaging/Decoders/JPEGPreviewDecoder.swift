@@ -70,9 +70,7 @@ struct JPEGPreviewDecoder: ImageDecoder {
         ) { source, _, limits throws(ItemError) in
             guard range.upperBound <= source.count else { return nil }
             let decoded = try source.withBytes(in: range) { slice in
-                (paths.isEmpty ? [.libjpeg] : paths).lazy.compactMap { path in
-                    DirectJPEG.decode(slice, path: path, shrink: shrink, memoryBudget: budget)
-                }.first
+                PreviewPathAttempts.decode(slice, paths: paths, shrink: shrink, memoryBudget: budget)
             }
             guard let decoded else { return nil }
             try source.checkUnchanged()
@@ -101,13 +99,17 @@ struct JPEGPreviewDecoder: ImageDecoder {
 
     /// The cheapest picture that serves: the fewest pixels among those that
     /// pass `fits`, each probed by `DirectJPEG.probe` (libjpeg's reading of
-    /// its header) before it counts.
+    /// its header) before it counts. `serves` says which kinds of picture
+    /// may stand for the photo (a RAW's: `RawPreviewFinder.serves`).
     static func choose(
         _ pictures: [Picture], in source: ImageSource, photo: (width: Int, height: Int), orientation: Int,
-        needed: (width: Int, height: Int), maxPixels: Int
+        needed: (width: Int, height: Int), maxPixels: Int, serves: (Picture) -> Bool = servesJPEG
     ) -> (Picture, Probed)? {
         let fitting = pictures
-            .filter { fits($0, photo: photo, orientation: orientation, needed: needed, maxPixels: maxPixels) || $0.has(Int32(SHIM_EP_UNPROBED)) }
+            .filter {
+                serves($0)
+                    && (fits($0, photo: photo, orientation: orientation, needed: needed, maxPixels: maxPixels) || $0.has(Int32(SHIM_EP_UNPROBED)))
+            }
             .sorted { $0.width * $0.height < $1.width * $1.height }
         for picture in fitting {
             guard var candidate = probe(picture, in: source),
@@ -120,18 +122,22 @@ struct JPEGPreviewDecoder: ImageDecoder {
         return nil
     }
 
-    /// Whether a listed picture may stand for the photo: a preview's kind
-    /// (an MPF large thumbnail, a maker-note preview, the Exif thumbnail),
-    /// a whole baseline or progressive 8-bit JPEG (no flag against it), of
-    /// the photo's shape, orientation and at least the needed size.
+    /// Whether a JPEG's listed picture is a preview's kind: an MPF large
+    /// thumbnail, a maker-note preview, the Exif thumbnail.
+    static func servesJPEG(_ p: Picture) -> Bool {
+        switch p.kind {
+        case .mpf: largeThumbnailTypes.contains(p.mpfType)
+        case .makerNote, .exifThumbnail: true
+        default: false
+        }
+    }
+
+    /// Whether a listed picture (of a kind that `serves`) may stand for the
+    /// photo: a whole baseline or progressive 8-bit JPEG (no flag against
+    /// it), of the photo's shape, orientation and at least the needed size.
     static func fits(
         _ p: Picture, photo: (width: Int, height: Int), orientation: Int, needed: (width: Int, height: Int), maxPixels: Int
     ) -> Bool {
-        switch p.kind {
-        case .mpf: guard largeThumbnailTypes.contains(p.mpfType) else { return false }
-        case .makerNote, .exifThumbnail: break
-        default: return false
-        }
         guard p.flags == 0, [0xC0, 0xC1, 0xC2].contains(p.frameMarker), p.components == 1 || p.components == 3 else { return false }
         guard p.orientation <= 1 || p.orientation == orientation else { return false }
         let (w, h) = (p.width, p.height)
@@ -147,27 +153,51 @@ struct JPEGPreviewDecoder: ImageDecoder {
     /// The picture's header read from its first bytes (`headerBytes`, or all
     /// of it when its segments before the scan are longer): libjpeg's facts,
     /// and the parser's probe for a picture past the photo's header.
+    ///
+    /// All of it is read only when the first bytes end before the frame
+    /// header or the first scan: a header read whole that libjpeg refuses
+    /// (a RAW's lossless sensor data, tens of MB, is a listed picture too)
+    /// is refused without reading the rest.
     private static func probe(_ picture: Picture, in source: ImageSource) -> (picture: Picture, probed: Probed)? {
         let range = picture.range
         guard range.lowerBound >= 0, range.upperBound <= source.count else { return nil }
         let head = source.inMemory ? range.count : min(range.count, headerBytes)
-        func read(_ count: Int) -> (Picture, Probed)? {
-            try? source.withBytes(in: range.lowerBound..<range.lowerBound + count) { bytes -> (Picture, Probed)? in
+        /// The probed picture, or nil and whether more bytes could change that.
+        func read(_ count: Int) -> (found: (Picture, Probed)?, cutShort: Bool) {
+            let read = try? source.withBytes(in: range.lowerBound..<range.lowerBound + count) { bytes -> ((Picture, Probed)?, Bool) in
                 var raw = shim_embedded_picture()
                 raw.offset = UInt64(range.lowerBound)
                 raw.length = UInt64(range.count)
                 raw.kind = picture.kind?.rawValue ?? 0
                 raw.mpf_type = picture.mpfType
-                guard let base = bytes.baseAddress,
-                      shim_embedded_probe(base.assumingMemoryBound(to: UInt8.self), bytes.count, &raw) == 0,
-                      let header = DirectJPEG.probe(bytes) else { return nil }
+                guard let base = bytes.baseAddress else { return (nil, false) }
+                guard shim_embedded_probe(base.assumingMemoryBound(to: UInt8.self), bytes.count, &raw) == 0 else { return (nil, true) }
+                guard let header = DirectJPEG.probe(bytes) else { return (nil, !reachesScan(bytes)) }
                 var probed = Picture(raw)
                 probed.flags = raw.flags | (picture.flags & ~Int32(SHIM_EP_UNPROBED))
                 probed.maker = picture.maker
-                return (probed, Probed(width: header.width, height: header.height, facts: header.facts))
-            } ?? nil
+                return ((probed, Probed(width: header.width, height: header.height, facts: header.facts)), false)
+            }
+            return read.map { (found: $0.0, cutShort: $0.1) } ?? (nil, false)
         }
-        if let found = read(head) { return found }
-        return head < range.count ? read(range.count) : nil
+        let first = read(head)
+        if let found = first.found { return found }
+        return first.cutShort && head < range.count ? read(range.count).found : nil
+    }
+
+    /// Whether `bytes`, a JPEG's first bytes, reach its first scan (SOS), or
+    /// stop being segments before it: either way, more bytes cannot change
+    /// what libjpeg says of its header.
+    static func reachesScan(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var at = 2
+        while at + 4 <= bytes.count {
+            guard bytes[at] == 0xFF else { return true }
+            let marker = bytes[at + 1]
+            if marker == 0xFF { at += 1; continue }  // fill byte
+            if marker == 0xDA || marker == 0xD9 { return true }
+            if marker == 0x01 || (0xD0...0xD8).contains(marker) { at += 2; continue }  // no length
+            at += 2 + (Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]))
+        }
+        return false
     }
 }

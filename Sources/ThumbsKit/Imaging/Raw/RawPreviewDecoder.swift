@@ -12,8 +12,8 @@ struct RawPreviewDecoder: ImageDecoder {
         guard RawHeader.mayBeRaw(format: input.format), let raw = try input.raw() else { return nil }
         let source = input.source
         let needed = ThumbnailPlans(raw.info, settings: input.settings).neededSize
-        guard let preview = Self.picture(in: source, raw: raw, needed: needed, maxPixels: input.limits.maxPixels) else { return nil }
-        let header = preview.header
+        guard let (preview, header) = Self.picture(in: source, raw: raw, needed: needed, maxPixels: input.limits.maxPixels)
+        else { return nil }
         let shrink = ThumbnailGeometry.jpegShrink(
             sourceWidth: header.width, sourceHeight: header.height, neededWidth: needed.width, neededHeight: needed.height
         )
@@ -35,17 +35,17 @@ struct RawPreviewDecoder: ImageDecoder {
         }
     }
 
-    /// The picture this entry decodes: of the RAW's JPEG previews
-    /// (`RawPreviewFinder.previews`: its TIFF directories' and LibRaw's
-    /// thumbnail), the cheapest that covers `needed` (stored orientation).
-    /// Nil: none serves, and LibRaw develops. Where a new kind of preview
-    /// (an MPF image, a maker note's) joins the candidates.
+    /// The picture this entry decodes, with its header's facts: of the
+    /// RAW's candidates (`RawPreviewFinder.candidates`: the embedded-picture
+    /// listing's and LibRaw's thumbnail), the cheapest that covers `needed`
+    /// (stored orientation) by the camera JPEG's rule. Nil: none serves,
+    /// and LibRaw develops.
     static func picture(
         in source: ImageSource, raw: RawHeader, needed: (width: Int, height: Int), maxPixels: Int
-    ) -> RawPreviewFinder.Preview? {
-        let previews = RawPreviewFinder.previews(in: source, libraw: raw.facts.jpegThumbnail)
+    ) -> (EmbeddedPictureListing.Picture, JPEGPreviewDecoder.Probed)? {
+        let candidates = RawPreviewFinder.candidates(in: source, libraw: raw.facts.jpegThumbnail)
         return RawPreviewFinder.choose(
-            previews, photo: (raw.facts.width, raw.facts.height), orientation: raw.facts.orientation,
+            candidates, in: source, photo: (raw.facts.width, raw.facts.height), orientation: raw.facts.orientation,
             needed: needed, maxPixels: maxPixels
         )
     }
@@ -69,9 +69,7 @@ struct RawPreviewDecoder: ImageDecoder {
                                             pixelBudget: DirectJPEG.memoryBudget)
         let budget = max(DirectJPEG.memoryBudget, peakBytes)
         let decoded = try source.withBytes(in: preview.range) { slice in
-            (paths.isEmpty ? [.libjpeg] : paths).lazy.compactMap { path in
-                DirectJPEG.decode(slice, path: path, shrink: preview.shrink, memoryBudget: budget)
-            }.first
+            PreviewPathAttempts.decode(slice, paths: paths, shrink: preview.shrink, memoryBudget: budget)
         }
         // A preview has no orientation of its own as a rule: the RAW's.
         return decoded?.asRawPreview(orientation: orientation)

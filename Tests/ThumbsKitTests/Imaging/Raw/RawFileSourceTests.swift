@@ -88,7 +88,7 @@ final class RawFileSourceTests: TemporaryFolderTestCase {
         var padded = small
         let block: [UInt8] = [0xFF, 0xE9, 0xFF, 0xFF] + [UInt8](repeating: 0x55, count: 0xFFFD)
         padded.jpeg.insert(contentsOf: block + block, at: 2)
-        XCTAssertGreaterThan(padded.jpeg.count, 2 * RawPreviewFinder.headerBytes)
+        XCTAssertGreaterThan(padded.jpeg.count, 2 * JPEGPreviewDecoder.headerBytes)
         cases.append(("preview with 130 KB of segments before its scan",
                       TestDNG.make(width: 1200, height: 800, previews: [padded]), 256))
         for (name, layout, box) in cases {

@@ -1,3 +1,4 @@
+import CVipsShim
 import Foundation
 import ThumbsTestSupport
 import XCTest
@@ -91,10 +92,19 @@ final class RawHostileTests: TemporaryFolderTestCase {
         case .success(let path): XCTFail("decoded by \(path)")
         case .failure(let error): XCTAssertEqual(error.code, .tooLarge, error.message)
         }
-        let previews = [RawPreviewFinder.Preview(range: 0..<1, header: DirectJPEG.Header(
-            width: 60000, height: 40000, orientation: 1, progressive: false, components: 3, dcCapable: true, coefficientBytes: 0,
-            compactBytesHalf: 0, compactBytesQuarter: 0, compactBytesFull: 0))]
-        XCTAssertNil(RawPreviewFinder.choose(previews, photo: (60000, 40000), orientation: 1, needed: (256, 171), maxPixels: 100_000_000))
+        // A listed preview whose frame claims 60000x40000: never chosen, never probed.
+        var huge = shim_embedded_picture()
+        huge.length = 4
+        huge.kind = Int32(SHIM_EP_PREVIEW_IMAGE)
+        huge.width = 60000
+        huge.height = 40000
+        huge.sof = 0xC0
+        huge.components = 3
+        let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xD9]
+        jpeg.withUnsafeBytes { raw in
+            XCTAssertNil(RawPreviewFinder.choose([EmbeddedPictureListing.Picture(huge)], in: .memory(raw), photo: (60000, 40000),
+                                                 orientation: 1, needed: (256, 171), maxPixels: 100_000_000))
+        }
     }
 
     /// ExifTool's IIQ with one byte inserted (found by fuzz/raw.sh): LibRaw's
