@@ -191,6 +191,11 @@ static struct heif_error decode_image(void *decoder, struct heif_image **out) {
     if (!context || !packet || !frame)
         goto done;
     context->thread_count = 1;
+    /* FFmpeg prints nothing: a damaged tile fails the decode (libde265 then
+     * has its turn, and the item gets libheif's message). The offset makes
+     * this context's messages finer than trace, which neither FFmpeg's
+     * default log callback nor the video shim's (video_poster.c) passes on. */
+    context->log_level_offset = 2 * AV_LOG_TRACE;
     if (avcodec_open2(context, codec, NULL) < 0)
         goto done;
     packet->data = d->data;
