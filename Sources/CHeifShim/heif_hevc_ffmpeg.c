@@ -214,6 +214,24 @@ done:
     return err;
 }
 
+/* The plugin that fails every decode, as a damaged tile would
+ * (SHIM_HEIF_HEVC_FFMPEG_FAILING: the tests' way to the libde265 retry). */
+static struct heif_error decode_image_failing(void *decoder, struct heif_image **out) {
+    (void) decoder;
+    *out = NULL;
+    return plugin_error(heif_suberror_Unspecified, "FFmpeg could not decode the HEVC picture");
+}
+
+static const struct heif_decoder_plugin failing_plugin = {
+    .plugin_api_version = 1,
+    .get_plugin_name = plugin_name,
+    .does_support_format = supports_format,
+    .new_decoder = new_decoder,
+    .free_decoder = free_decoder,
+    .push_data = push_data,
+    .decode_image = decode_image_failing,
+};
+
 static const struct heif_decoder_plugin ffmpeg_hevc_plugin = {
     .plugin_api_version = 1,
     .get_plugin_name = plugin_name,
@@ -231,8 +249,8 @@ static const struct heif_decoder_plugin ffmpeg_hevc_plugin = {
  * process) through this plugin. Per context is what is meant here. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-int heif_use_ffmpeg_hevc(struct heif_context *ctx) {
-    return heif_register_decoder(ctx, &ffmpeg_hevc_plugin).code == heif_error_Ok ? 0 : -1;
+int heif_use_ffmpeg_hevc(struct heif_context *ctx, int failing) {
+    return heif_register_decoder(ctx, failing ? &failing_plugin : &ffmpeg_hevc_plugin).code == heif_error_Ok ? 0 : -1;
 }
 #pragma GCC diagnostic pop
 

@@ -51,16 +51,17 @@ static int resize_plane(const struct heif_image *image, enum heif_channel channe
  * FFmpeg's plugin, libde265 then has its turn. */
 #define DECODE_FAILED (-3)
 
-/* shim_heif_decode_primary_reduced with FFmpeg's HEVC decoder (`ffmpeg`) or
- * libde265; DECODE_FAILED instead of -1 when libheif's decode failed. */
-static int decode_primary_reduced(shim_heif_input *input, int target_width, int target_height, int threads, int ffmpeg,
-                                  shim_jpeg_pixels *out, char *error, size_t error_len) {
+/* shim_heif_decode_primary_reduced with the HEVC decoder `hevc_decoder`
+ * names, without the retry; DECODE_FAILED instead of -1 when libheif's
+ * decode failed. */
+static int decode_primary_reduced(shim_heif_input *input, int target_width, int target_height, int threads,
+                                  int hevc_decoder, shim_jpeg_pixels *out, char *error, size_t error_len) {
     struct heif_context *ctx;
     struct heif_image_handle *primary;
     if (heif_open_for_decode(input, threads, out, &ctx, &primary, error, error_len) != 0)
         return -1;
-    if (ffmpeg)
-        heif_use_ffmpeg_hevc(ctx);
+    if (hevc_decoder != SHIM_HEIF_HEVC_LIBDE265)
+        heif_use_ffmpeg_hevc(ctx, hevc_decoder == SHIM_HEIF_HEVC_FFMPEG_FAILING);
     int status = -2;
     struct heif_image *image = NULL;
     uint8_t *planes = NULL;
@@ -138,9 +139,10 @@ done:
 int shim_heif_decode_primary_reduced(shim_heif_input *input, int target_width, int target_height, int threads,
                                      int hevc_decoder, shim_jpeg_pixels *out, char *error, size_t error_len) {
     int status = DECODE_FAILED;
-    if (hevc_decoder == SHIM_HEIF_HEVC_FFMPEG)
-        status = decode_primary_reduced(input, target_width, target_height, threads, 1, out, error, error_len);
+    if (hevc_decoder != SHIM_HEIF_HEVC_LIBDE265)
+        status = decode_primary_reduced(input, target_width, target_height, threads, hevc_decoder, out, error, error_len);
     if (status == DECODE_FAILED)
-        status = decode_primary_reduced(input, target_width, target_height, threads, 0, out, error, error_len);
+        status = decode_primary_reduced(input, target_width, target_height, threads, SHIM_HEIF_HEVC_LIBDE265, out, error,
+                                        error_len);
     return status == DECODE_FAILED ? -1 : status;
 }

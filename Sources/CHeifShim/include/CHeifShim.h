@@ -75,7 +75,9 @@ int shim_heif_decode_primary_reduced(shim_heif_input *input, int target_width, i
                                      int hevc_decoder, shim_jpeg_pixels *out, char *error, size_t error_len);
 
 /// The HEVC decoders shim_heif_decode_primary_reduced can use.
-enum { SHIM_HEIF_HEVC_FFMPEG = 0, SHIM_HEIF_HEVC_LIBDE265 = 1 };
+/// SHIM_HEIF_HEVC_FFMPEG_FAILING is for tests: an FFmpeg plugin whose every
+/// decode fails, as on a tile libavcodec refuses, so libde265's retry runs.
+enum { SHIM_HEIF_HEVC_FFMPEG = 0, SHIM_HEIF_HEVC_LIBDE265 = 1, SHIM_HEIF_HEVC_FFMPEG_FAILING = 2 };
 
 /// How many HEVC pictures (a grid's tiles, or single images) FFmpeg's
 /// decoder has given libheif in this process so far: what shows that a

@@ -39,6 +39,15 @@ final class HeifHevcDecoderTests: XCTestCase {
         XCTAssertEqual(differing, 0, "samples that differ from libde265's")
     }
 
+    /// A decode FFmpeg fails (here its plugin fails every tile) runs again
+    /// with libde265: the picture is there all the same, libde265's own.
+    func testAFailedFFmpegDecodeIsDecodedAgainByLibde265() throws {
+        let retried = try decodePrimary(Int32(SHIM_HEIF_HEVC_FFMPEG_FAILING))
+        let libde265 = try decodePrimary(Int32(SHIM_HEIF_HEVC_LIBDE265))
+        XCTAssertEqual(retried.count, 768 * 1024 * 3)
+        XCTAssertTrue(retried == libde265, "the retry's picture is libde265's")
+    }
+
     /// The plugin's framing: each 4-byte length becomes a start code; a
     /// length of 0, or one past the end, refuses the bytes.
     func testLengthPrefixedNALUnitsBecomeAnnexB() {
