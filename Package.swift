@@ -39,10 +39,12 @@ let package = Package(
             pkgConfig: "libheif",
             providers: [.apt(["libheif-dev"])]
         ),
+        // CFFmpeg: libavcodec decodes the HEVC of a HEIC's primary image
+        // (heif_hevc_ffmpeg.c, a libheif decoder plugin).
         .target(
             name: "CHeifShim",
-            dependencies: ["CHeif", "CVipsShim"],
-            linkerSettings: [.linkedLibrary("lcms2")]
+            dependencies: ["CHeif", "CVipsShim", "CFFmpeg"],
+            linkerSettings: [.linkedLibrary("lcms2"), .linkedLibrary("avcodec"), .linkedLibrary("avutil")]
         ),
         // Video poster frames (issue 22): FFmpeg's libraries through
         // pkg-config (libavformat-dev, libavcodec-dev, libswscale-dev,

@@ -9,7 +9,13 @@
 // plane is resized on its own by resample.c's Lanczos3 (the weights, and so
 // the pixels, of an interleaved resize of the same image), and the small
 // planes are interleaved last.
+//
+// The HEVC images (a grid's tiles) are decoded by FFmpeg's libavcodec
+// through a decoder plugin on this decode's context (heif_hevc_ffmpeg.c)
+// when asked, and by libde265 again when that decode fails: libavcodec
+// takes about a third of libde265's time on a phone's tiles.
 #include "CHeifShim.h"
+#include "heif_hevc_ffmpeg.h"
 #include "heif_internal.h"
 
 #include <stdint.h>
@@ -41,12 +47,21 @@ static int resize_plane(const struct heif_image *image, enum heif_channel channe
     return status;
 }
 
-int shim_heif_decode_primary_reduced(shim_heif_input *input, int target_width, int target_height, int threads,
-                                     shim_jpeg_pixels *out, char *error, size_t error_len) {
+/* What decode_primary_reduced returns when libheif's decode failed: with
+ * FFmpeg's plugin, libde265 then has its turn. */
+#define DECODE_FAILED (-3)
+
+/* shim_heif_decode_primary_reduced with the HEVC decoder `hevc_decoder`
+ * names, without the retry; DECODE_FAILED instead of -1 when libheif's
+ * decode failed. */
+static int decode_primary_reduced(shim_heif_input *input, int target_width, int target_height, int threads,
+                                  int hevc_decoder, shim_jpeg_pixels *out, char *error, size_t error_len) {
     struct heif_context *ctx;
     struct heif_image_handle *primary;
     if (heif_open_for_decode(input, threads, out, &ctx, &primary, error, error_len) != 0)
         return -1;
+    if (hevc_decoder != SHIM_HEIF_HEVC_LIBDE265)
+        heif_use_ffmpeg_hevc(ctx, hevc_decoder == SHIM_HEIF_HEVC_FFMPEG_FAILING);
     int status = -2;
     struct heif_image *image = NULL;
     uint8_t *planes = NULL;
@@ -56,7 +71,7 @@ int shim_heif_decode_primary_reduced(shim_heif_input *input, int target_width, i
     struct heif_error err = heif_decode_image(primary, &image, heif_colorspace_RGB, heif_chroma_444, NULL);
     if (err.code != heif_error_Ok || !image) {
         heif_say(error, error_len, "cannot decode the HEIF image", err);
-        status = -1;
+        status = DECODE_FAILED;
         goto done;
     }
     const enum heif_channel channels[3] = {heif_channel_R, heif_channel_G, heif_channel_B};
@@ -119,4 +134,15 @@ done:
     heif_image_handle_release(primary);
     heif_context_free(ctx);
     return status;
+}
+
+int shim_heif_decode_primary_reduced(shim_heif_input *input, int target_width, int target_height, int threads,
+                                     int hevc_decoder, shim_jpeg_pixels *out, char *error, size_t error_len) {
+    int status = DECODE_FAILED;
+    if (hevc_decoder != SHIM_HEIF_HEVC_LIBDE265)
+        status = decode_primary_reduced(input, target_width, target_height, threads, hevc_decoder, out, error, error_len);
+    if (status == DECODE_FAILED)
+        status = decode_primary_reduced(input, target_width, target_height, threads, SHIM_HEIF_HEVC_LIBDE265, out, error,
+                                        error_len);
+    return status == DECODE_FAILED ? -1 : status;
 }

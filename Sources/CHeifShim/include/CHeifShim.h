@@ -66,11 +66,30 @@ int shim_heif_decode_thumbnail(shim_heif_input *input, int index, int threads, s
 /// the planes become one interleaved RGB image. libheif 1.15 assembles a
 /// grid's tiles in planar RGB and converts every decode to it, so asking for
 /// these planes costs no conversion, and no full-size interleaved copy is
-/// made. The ICC profile goes with it as for a thumbnail. 0; -2 when the
-/// image is not 8-bit or has alpha (the caller uses libvips); -1 with a
-/// message.
+/// made. The ICC profile goes with it as for a thumbnail. The HEVC images
+/// (a grid's tiles) are decoded by `hevc_decoder`: SHIM_HEIF_HEVC_FFMPEG
+/// (libavcodec, and libde265 again if that decode fails) or
+/// SHIM_HEIF_HEVC_LIBDE265 (libheif's own). 0; -2 when the image is not
+/// 8-bit or has alpha (the caller uses libvips); -1 with a message.
 int shim_heif_decode_primary_reduced(shim_heif_input *input, int target_width, int target_height, int threads,
-                                     shim_jpeg_pixels *out, char *error, size_t error_len);
+                                     int hevc_decoder, shim_jpeg_pixels *out, char *error, size_t error_len);
+
+/// The HEVC decoders shim_heif_decode_primary_reduced can use.
+/// SHIM_HEIF_HEVC_FFMPEG_FAILING is for tests: an FFmpeg plugin whose every
+/// decode fails, as on a tile libavcodec refuses, so libde265's retry runs.
+enum { SHIM_HEIF_HEVC_FFMPEG = 0, SHIM_HEIF_HEVC_LIBDE265 = 1, SHIM_HEIF_HEVC_FFMPEG_FAILING = 2 };
+
+/// How many HEVC pictures (a grid's tiles, or single images) FFmpeg's
+/// decoder has given libheif in this process so far: what shows that a
+/// decode went through it.
+unsigned long shim_heif_ffmpeg_pictures_decoded(void);
+
+/// Rewrites `length` bytes of HEVC NAL units, each behind a 4-byte
+/// big-endian length (as libheif hands them to a decoder plugin), into
+/// Annex B in place: each length becomes the start code 00 00 00 01, which
+/// FFmpeg's decoder reads. 0, or -1 when a length is 0 or runs past the end
+/// (the bytes are then partly rewritten and not to be used).
+int shim_hevc_length_prefixed_to_annexb(uint8_t *data, size_t length);
 
 /// SHIM_HDR_PQ or SHIM_HDR_HLG (CVipsHDR.h) when an nclx transfer code
 /// (shim_heif_info.nclx_transfer) names an HDR signal thumbs tone-maps, else 0.

@@ -90,12 +90,19 @@ enum HeifThumbnail {
     /// full-size RGB copy is made beside libheif's planes. Nil when the
     /// image is not 8-bit without alpha, or does not decode: libvips then
     /// reads it and gives the item its verdict. Threads:
-    /// `threads(forPeakBytes:)`.
-    static func decodePrimary(_ source: ImageSource, target: PixelSize?, peakBytes: Int) throws(ItemError) -> DecodedPixels? {
+    /// `threads(forPeakBytes:)`. The HEVC images (a phone's 512² tiles)
+    /// are decoded by FFmpeg's libavcodec, about three times as fast as
+    /// libheif's libde265 with the same samples, and by libde265 if
+    /// libavcodec fails (`heif_hevc_ffmpeg.c`); `hevc` chooses libde265
+    /// alone (tests compare the two).
+    static func decodePrimary(
+        _ source: ImageSource, target: PixelSize?, peakBytes: Int, hevc: Int32 = Int32(SHIM_HEIF_HEVC_FFMPEG)
+    ) throws(ItemError) -> DecodedPixels? {
         var pixels = shim_jpeg_pixels()
         let status = try HeifInput.with(source) { input throws(ItemError) in
             shim_heif_decode_primary_reduced(
-                &input, Int32(target?.width ?? 0), Int32(target?.height ?? 0), Int32(threads(forPeakBytes: peakBytes)), &pixels, nil, 0
+                &input, Int32(target?.width ?? 0), Int32(target?.height ?? 0), Int32(threads(forPeakBytes: peakBytes)), hevc,
+                &pixels, nil, 0
             )
         }
         guard status == 0 else { return nil }

@@ -1,0 +1,61 @@
+import CHeifShim
+import CVipsShim
+import Foundation
+import XCTest
+@testable import ThumbsKit
+
+/// A HEIC's primary image is decoded by FFmpeg's HEVC decoder through a
+/// libheif plugin (`heif_hevc_ffmpeg.c`): every tile of a phone's grid goes
+/// through it, and the picture is libde265's, sample for sample.
+final class HeifHevcDecoderTests: XCTestCase {
+    private static let phone = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/heif/heic-orientation-6.heic")
+
+    /// The fixture's primary image at 768×1024 by `hevc`, as bytes.
+    private func decodePrimary(_ hevc: Int32) throws -> [UInt8] {
+        let file = try SourceFile(path: Self.phone.path)
+        var pixels = shim_jpeg_pixels()
+        var message = [CChar](repeating: 0, count: 256)
+        let status = try HeifInput.with(.file(file)) { input throws(ItemError) in
+            shim_heif_decode_primary_reduced(&input, 768, 1024, 1, hevc, &pixels, &message, message.count)
+        }
+        defer { shim_jpeg_pixels_free(&pixels) }
+        XCTAssertEqual(status, 0, String(cString: message))
+        XCTAssertEqual([pixels.width, pixels.height, Int(pixels.bands)], [768, 1024, 3])
+        guard status == 0, let bytes = pixels.pixels else { return [] }
+        return Array(UnsafeBufferPointer(start: bytes, count: pixels.width * pixels.height * Int(pixels.bands)))
+    }
+
+    /// The iPhone fixture is a grid of 6×8 tiles of 512²: all 48 are
+    /// FFmpeg's, and the resized picture is the one libde265's tiles give.
+    func testFFmpegDecodesEveryTileWithLibde265sSamples() throws {
+        let before = shim_heif_ffmpeg_pictures_decoded()
+        let ffmpeg = try decodePrimary(Int32(SHIM_HEIF_HEVC_FFMPEG))
+        XCTAssertGreaterThanOrEqual(shim_heif_ffmpeg_pictures_decoded() - before, 48, "the tiles went through FFmpeg")
+        let libde265 = try decodePrimary(Int32(SHIM_HEIF_HEVC_LIBDE265))
+        XCTAssertEqual(ffmpeg.count, libde265.count)
+        let differing = zip(ffmpeg, libde265).filter { $0 != $1 }.count
+        XCTAssertEqual(differing, 0, "samples that differ from libde265's")
+    }
+
+    /// A decode FFmpeg fails (here its plugin fails every tile) runs again
+    /// with libde265: the picture is there all the same, libde265's own.
+    func testAFailedFFmpegDecodeIsDecodedAgainByLibde265() throws {
+        let retried = try decodePrimary(Int32(SHIM_HEIF_HEVC_FFMPEG_FAILING))
+        let libde265 = try decodePrimary(Int32(SHIM_HEIF_HEVC_LIBDE265))
+        XCTAssertEqual(retried.count, 768 * 1024 * 3)
+        XCTAssertTrue(retried == libde265, "the retry's picture is libde265's")
+    }
+
+    /// The plugin's framing: each 4-byte length becomes a start code; a
+    /// length of 0, or one past the end, refuses the bytes.
+    func testLengthPrefixedNALUnitsBecomeAnnexB() {
+        var good: [UInt8] = [0, 0, 0, 2, 0x40, 0x01, 0, 0, 0, 1, 0x26]
+        XCTAssertEqual(shim_hevc_length_prefixed_to_annexb(&good, good.count), 0)
+        XCTAssertEqual(good, [0, 0, 0, 1, 0x40, 0x01, 0, 0, 0, 1, 0x26])
+        for var bad: [UInt8] in [[0, 0, 0, 3, 0x40, 0x01], [0, 0, 0, 0], [0, 0, 0, 0, 0x40], [0, 0, 0, 1, 0x40, 0, 0], [0, 0, 1]] {
+            XCTAssertEqual(shim_hevc_length_prefixed_to_annexb(&bad, bad.count), -1, "\(bad)")
+        }
+    }
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Off CI. Fuzzes thumbs' FFmpeg HEVC plugin for libheif
+# (Sources/CHeifShim/heif_hevc_ffmpeg.c) with libFuzzer, ASan and UBSan:
+#
+#   fuzz/hevc.sh [SECONDS] [FILE.heic...]   builds, makes seeds (the first
+#                 tiles' coded data of the HEICs named, by default the
+#                 test fixture), fuzzes (1 process, 600 s by default)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+out=$here/out
+mkdir -p "$out/hevc-seeds" "$out/hevc-corpus" "$out/hevc-crashes"
+bin=$(dirname "$(command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)")
+cc=$bin/clang; [[ -x $cc ]] || cc=clang
+flags="-g -I$root/Sources/CHeifShim -I$root/Sources/CHeifShim/include -I$root/Sources/CVipsShim/include $(pkg-config --cflags vips libheif)"
+libs="$(pkg-config --libs libheif libavcodec libavutil vips)"
+$cc -O1 $flags -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+  "$here/hevc_plugin_fuzzer.c" -o "$out/hevc_plugin_fuzzer" $libs
+$cc -O1 $flags -DHEVC_SEEDS "$here/hevc_plugin_fuzzer.c" -o "$out/hevc_seeds" $libs
+seconds=${1:-600}
+shift || true
+(( $# )) || set -- "$root/Tests/Fixtures/heif/heic-orientation-6.heic"
+"$out/hevc_seeds" "$out/hevc-seeds" "$@"
+ASAN_OPTIONS=detect_leaks=1 "$out/hevc_plugin_fuzzer" "$out/hevc-corpus" "$out/hevc-seeds" \
+  -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+  -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$out/hevc-crashes/"
