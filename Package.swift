@@ -29,8 +29,9 @@ let package = Package(
             name: "CVipsShim",
             dependencies: ["CVips"],
             // libjpeg (libvips-dev depends on libjpeg-dev) for the direct JPEG path,
-            // lcms2 (liblcms2-dev, also a libvips-dev dependency) for icc_fast.c.
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("lcms2")]
+            // lcms2 (liblcms2-dev, also a libvips-dev dependency) for icc_fast.c,
+            // GModule (libglib2.0-dev) to load libvips' modules late (vips_modules.c).
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("lcms2"), .linkedLibrary("gmodule-2.0")]
         ),
         // libheif (libheif-dev, which libvips-dev also brings) for HEIF
         // thumbnails and nclx colour, which libvips's heifload does not give.

@@ -3,6 +3,7 @@
  * structural_similarity and deltaE_ciede2000 step by step, so that its
  * values are an independent reference for ours (Tests/Fixtures/compare). */
 #include "CVipsCompare.h"
+#include "CVipsShim.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -12,6 +13,8 @@
 int shim_decode_srgb8(const void *buf, size_t len, shim_srgb8 *out) {
     memset(out, 0, sizeof *out);
     VipsImage *image = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    if (!image && shim_modules_load()) /* an AVIF thumbnail: vips-heif's */
+        image = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
     if (!image)
         return -1;
     VipsImage *next = NULL;

@@ -16,6 +16,7 @@
 #include "CVipsResample.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,7 +54,7 @@ static double lanczos3(double x) {
 }
 
 /* The taps from in_size samples to out_size; 0, or -1 without memory. */
-static int taps_make(taps *t, int in_size, int out_size) {
+static int taps_compute(taps *t, int in_size, int out_size) {
     double scale = (double) in_size / out_size;
     double filter_scale = scale < 1.0 ? 1.0 : scale;
     double support = LOBES * filter_scale;
@@ -104,6 +105,91 @@ static int taps_make(taps *t, int in_size, int out_size) {
         t->count[i] = n;
     }
     free(exact);
+    return 0;
+}
+
+/* The last taps each thread made, by sizes. A folder of photos of one size
+ * asks for the same ones for every item (the thumbnail's, the 32x32 hash
+ * source's), and each costs two sin() per weight: about 12,000 for
+ * 500x375 -> 32x32. Callers get their own copy and free it as before; the
+ * copy holds the same weights, so the same pixels. */
+#define TAPS_CACHED 4
+/* Larger taps (outputs x stride) are made afresh each time. */
+#define TAPS_CACHE_MAX_WEIGHTS (64 * 1024)
+
+typedef struct {
+    int in_size, out_size;
+    taps t;
+} cached_taps;
+
+typedef struct {
+    cached_taps entries[TAPS_CACHED];
+    int next;
+} taps_cache;
+
+static pthread_key_t taps_cache_key;
+static pthread_once_t taps_cache_once = PTHREAD_ONCE_INIT;
+
+static void taps_cache_free(void *p) {
+    taps_cache *cache = p;
+    for (int i = 0; i < TAPS_CACHED; i++)
+        taps_free(&cache->entries[i].t);
+    free(cache);
+}
+
+static void taps_cache_key_make(void) {
+    (void) pthread_key_create(&taps_cache_key, taps_cache_free);
+}
+
+static taps_cache *taps_cache_get(void) {
+    pthread_once(&taps_cache_once, taps_cache_key_make);
+    taps_cache *cache = pthread_getspecific(taps_cache_key);
+    if (!cache && (cache = calloc(1, sizeof *cache)) && pthread_setspecific(taps_cache_key, cache)) {
+        free(cache);
+        cache = NULL;
+    }
+    return cache;
+}
+
+static int taps_copy(taps *to, const taps *from, int out_size) {
+    to->stride = from->stride;
+    to->first = malloc(sizeof(int) * (size_t) out_size);
+    to->count = malloc(sizeof(int) * (size_t) out_size);
+    to->weights = malloc(sizeof(int32_t) * (size_t) out_size * (size_t) from->stride);
+    if (!to->first || !to->count || !to->weights) {
+        taps_free(to);
+        *to = (taps) {0};
+        return -1;
+    }
+    memcpy(to->first, from->first, sizeof(int) * (size_t) out_size);
+    memcpy(to->count, from->count, sizeof(int) * (size_t) out_size);
+    memcpy(to->weights, from->weights, sizeof(int32_t) * (size_t) out_size * (size_t) from->stride);
+    return 0;
+}
+
+/* The taps from in_size samples to out_size (taps_compute's), from this
+ * thread's cache when it has them; 0, or -1 without memory. */
+static int taps_make(taps *t, int in_size, int out_size) {
+    taps_cache *cache = taps_cache_get();
+    if (cache) {
+        for (int i = 0; i < TAPS_CACHED; i++) {
+            cached_taps *e = &cache->entries[i];
+            if (e->t.weights && e->in_size == in_size && e->out_size == out_size)
+                return taps_copy(t, &e->t, out_size);
+        }
+    }
+    if (taps_compute(t, in_size, out_size))
+        return -1;
+    if (cache && (size_t) out_size * (size_t) t->stride <= TAPS_CACHE_MAX_WEIGHTS) {
+        cached_taps *e = &cache->entries[cache->next];
+        taps_free(&e->t);
+        e->t = (taps) {0};
+        if (taps_copy(&e->t, t, out_size) == 0) {
+            e->in_size = in_size;
+            e->out_size = out_size;
+            cache->next = (cache->next + 1) % TAPS_CACHED;
+        }
+    }
     return 0;
 }
 

@@ -27,13 +27,11 @@ void shim_quiet_warnings(void) {
                       drop_log, NULL);
 }
 
-void shim_block_untrusted(int block) {
-    vips_block_untrusted_set(block ? TRUE : FALSE);
-}
-
 int shim_header_from_buffer(const void *buf, size_t len, int fail_on,
                             VipsImage **out, const char **loader) {
     const char *name = vips_foreign_find_load_buffer(buf, len);
+    if (!name && shim_modules_load())
+        name = vips_foreign_find_load_buffer(buf, len);
     if (!name)
         return -1;
     /* find_load gives the class name (VipsForeignLoadJpegBuffer); callers
@@ -133,13 +131,17 @@ VipsSource *shim_source_from_descriptor(int fd, gint64 size) {
 }
 
 int shim_source_has_loader(VipsSource *source) {
-    return vips_foreign_find_load_source(source) ? 1 : 0;
+    if (vips_foreign_find_load_source(source))
+        return 1;
+    return shim_modules_load() && vips_foreign_find_load_source(source) ? 1 : 0;
 }
 
 int shim_header_from_source(VipsSource *source, int fail_on, VipsImage **out, const char **loader) {
     *out = NULL;
     *loader = NULL;
     const char *name = vips_foreign_find_load_source(source);
+    if (!name && shim_modules_load())
+        name = vips_foreign_find_load_source(source);
     if (!name)
         return -1;
     const char *nick = vips_nickname_find(g_type_from_name(name));
@@ -237,6 +239,7 @@ int shim_webpsave(VipsImage *in, void **buf, size_t *len, int quality, int strip
 }
 
 int shim_avifsave(VipsImage *in, void **buf, size_t *len, int quality, int strip) {
+    shim_modules_load(); /* heifsave is vips-heif's */
     return vips_heifsave_buffer(in, buf, len, "Q", quality,
                                 "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,
                                 "strip", strip ? TRUE : FALSE, NULL);
@@ -261,6 +264,10 @@ void shim_malloc_trim(void) {
 
 void shim_malloc_map_above(size_t bytes) {
     mallopt(M_MMAP_THRESHOLD, (int) bytes);
+}
+
+void shim_malloc_keep_top(size_t bytes) {
+    mallopt(M_TRIM_THRESHOLD, (int) bytes);
 }
 
 void shim_vector_set_enabled(int enabled) {

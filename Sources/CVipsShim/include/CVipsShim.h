@@ -23,8 +23,20 @@ void shim_cache_off(void);
 /// by thumbs itself).
 void shim_quiet_warnings(void);
 
-/// Blocks (or unblocks) every loader that libvips marks untrusted.
+/// Blocks (or unblocks) every loader that libvips marks untrusted, and those
+/// of modules loaded later (vips_modules.c).
 void shim_block_untrusted(int block);
+
+/// Before shim_init: makes vips_init() leave libvips' loadable modules
+/// (HEIF, JPEG XL, ImageMagick, PDF, OpenSlide) for shim_modules_load.
+/// Returns 1 when it did; 0 (modules loaded at init, as libvips does) when
+/// VIPSHOME is set or the module directory is not beside libvips.
+int shim_modules_defer(void);
+
+/// Loads the deferred modules, once per process (any thread; later callers
+/// wait for the first). Returns 1 when modules were deferred, so that a
+/// lookup that failed before may succeed now; 0 when libvips loaded them.
+int shim_modules_load(void);
 
 /// Opens an image from memory, reading only its header (sequential access).
 /// `fail_on` is a VipsFailOn value. `loader` receives the loader's nickname
@@ -114,6 +126,10 @@ void shim_malloc_trim(void);
 /// glibc's mallopt(M_MMAP_THRESHOLD, bytes): blocks of `bytes` or more get
 /// their own mapping, returned to the system the moment they are freed.
 void shim_malloc_map_above(size_t bytes);
+
+/// mallopt(M_TRIM_THRESHOLD): free memory at the top of a heap is handed
+/// back to the system only past `bytes`.
+void shim_malloc_keep_top(size_t bytes);
 
 /// Turns libvips's liborc vectorisation on or off (vips/vector.h is not part
 /// of the umbrella header).

@@ -72,6 +72,31 @@ enum SignatureMaker {
         for x in 0..<W { columnOf[x] = x * w / W }
         sums.withUnsafeMutableBufferPointer { sums in
             columnOf.withUnsafeBufferPointer { columnOf in
+                if !hasAlpha {
+                    // Opaque (the common case): every weight is 255, so the
+                    // plain sums and the count, scaled by 255 at the end,
+                    // are the same whole numbers with a third of the work.
+                    for y in 0..<H {
+                        let row = (y * h / H) * w
+                        var p = source + y * W * bands
+                        for x in 0..<W {
+                            let o = (row + columnOf[x]) * 5
+                            let r = Int(p[0]), g = bands >= 3 ? Int(p[1]) : r, b = bands >= 3 ? Int(p[2]) : r
+                            sums[o] += r
+                            sums[o + 1] += g
+                            sums[o + 2] += b
+                            sums[o + 4] += 1
+                            p += bands
+                        }
+                    }
+                    for o in stride(from: 0, to: sums.count, by: 5) {
+                        sums[o] *= 255
+                        sums[o + 1] *= 255
+                        sums[o + 2] *= 255
+                        sums[o + 3] = 255 * sums[o + 4]
+                    }
+                    return
+                }
                 for y in 0..<H {
                     let row = (y * h / H) * w
                     var p = source + y * W * bands
@@ -91,12 +116,16 @@ enum SignatureMaker {
         }
         var bytes = [UInt8](repeating: 0, count: w * h * (hasAlpha ? 4 : 3))
         let step = hasAlpha ? 4 : 3
-        for i in 0..<(w * h) {
-            let o = i * 5, alpha = Double(sums[o + 3])
-            for c in 0..<3 {
-                bytes[i * step + c] = alpha > 0 ? UInt8(min(255, (Double(sums[o + c]) / alpha).rounded())) : 0
+        sums.withUnsafeBufferPointer { sums in
+            bytes.withUnsafeMutableBufferPointer { bytes in
+                for i in 0..<(w * h) {
+                    let o = i * 5, alpha = Double(sums[o + 3])
+                    for c in 0..<3 {
+                        bytes[i * step + c] = alpha > 0 ? UInt8(min(255, (Double(sums[o + c]) / alpha).rounded())) : 0
+                    }
+                    if hasAlpha { bytes[i * step + 3] = UInt8(min(255, (alpha / max(1, Double(sums[o + 4]))).rounded())) }
+                }
             }
-            if hasAlpha { bytes[i * step + 3] = UInt8(min(255, (alpha / max(1, Double(sums[o + 4]))).rounded())) }
         }
         return PixelBuffer(width: w, height: h, layout: hasAlpha ? .rgba : .rgb, bytes: bytes)
     }

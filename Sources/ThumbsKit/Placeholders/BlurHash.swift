@@ -21,10 +21,15 @@ public enum BlurHash {
         let w = pixels.width, h = pixels.height
         let linear = linearChannels(pixels)
 
+        // C: cosf(M_PI * xComponent * x / width): the angle in double, then
+        // cosf. The reference computes them per component; once per image
+        // gives the same values.
+        let cosX = (0..<xComponents).map { xc in (0..<w).map { x in cosf(Float(Double.pi * Double(xc) * Double(x) / Double(w))) } }
+        let cosY = (0..<yComponents).map { yc in (0..<h).map { y in cosf(Float(Double.pi * Double(yc) * Double(y) / Double(h))) } }
         var factors: [(r: Float, g: Float, b: Float)] = []
         for yc in 0..<yComponents {
             for xc in 0..<xComponents {
-                factors.append(multiplyBasisFunction(xc, yc, width: w, height: h, linear: linear))
+                factors.append(multiplyBasisFunction(xc, yc, cosX: cosX[xc], cosY: cosY[yc], linear: linear))
             }
         }
 
@@ -94,19 +99,25 @@ public enum BlurHash {
 
     /// One component: the image projected on cos(πx·xc/w)·cos(πy·yc/h),
     /// summed in float row by row as the C code does.
-    private static func multiplyBasisFunction(_ xc: Int, _ yc: Int, width w: Int, height h: Int,
+    private static func multiplyBasisFunction(_ xc: Int, _ yc: Int, cosX: [Float], cosY: [Float],
                                               linear: (r: [Float], g: [Float], b: [Float])) -> (r: Float, g: Float, b: Float) {
-        // C: cosf(M_PI * xComponent * x / width): the angle in double, then cosf.
-        let cosX = (0..<w).map { x in cosf(Float(Double.pi * Double(xc) * Double(x) / Double(w))) }
-        let cosY = (0..<h).map { y in cosf(Float(Double.pi * Double(yc) * Double(y) / Double(h))) }
+        let w = cosX.count, h = cosY.count
         var r: Float = 0, g: Float = 0, b: Float = 0
-        for y in 0..<h {
-            let row = y * w
-            for x in 0..<w {
-                let basis = cosX[x] * cosY[y]
-                r += basis * linear.r[row + x]
-                g += basis * linear.g[row + x]
-                b += basis * linear.b[row + x]
+        cosX.withUnsafeBufferPointer { cosX in
+            linear.r.withUnsafeBufferPointer { lr in
+                linear.g.withUnsafeBufferPointer { lg in
+                    linear.b.withUnsafeBufferPointer { lb in
+                        for y in 0..<h {
+                            let row = y * w, fy = cosY[y]
+                            for x in 0..<w {
+                                let basis = cosX[x] * fy
+                                r += basis * lr[row + x]
+                                g += basis * lg[row + x]
+                                b += basis * lb[row + x]
+                            }
+                        }
+                    }
+                }
             }
         }
         let normalisation: Float = (xc == 0 && yc == 0) ? 1 : 2

@@ -28,6 +28,10 @@ final class ResampleTests: XCTestCase {
     }
 
     private func resample(_ input: [UInt8], _ w: Int, _ h: Int, bands: Int, to ow: Int, _ oh: Int) -> [UInt8]? {
+        Self.resampled(input, w, h, bands: bands, to: ow, oh)
+    }
+
+    private static func resampled(_ input: [UInt8], _ w: Int, _ h: Int, bands: Int, to ow: Int, _ oh: Int) -> [UInt8]? {
         var output = [UInt8](repeating: 0, count: ow * oh * bands)
         let status = input.withUnsafeBufferPointer { source in
             output.withUnsafeMutableBufferPointer { target in
@@ -84,6 +88,39 @@ final class ResampleTests: XCTestCase {
                 let mean = Double(differences.reduce(0, +)) / Double(differences.count)
                 XCTAssertLessThanOrEqual(mean, 0.5, "\(ow)×\(oh), \(bands) bands: mean difference")
                 XCTAssertLessThanOrEqual(differences.max() ?? 0, 6, "\(ow)×\(oh), \(bands) bands: largest difference")
+            }
+        }
+    }
+
+    /// `resample` on a thread of its own, whose cache of taps is empty: the
+    /// taps are computed afresh.
+    private func resampleOnANewThread(_ input: [UInt8], _ w: Int, _ h: Int, bands: Int, to ow: Int, _ oh: Int) -> [UInt8]? {
+        final class Box: @unchecked Sendable { var output: [UInt8]? }
+        let box = Box(), done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            box.output = Self.resampled(input, w, h, bands: bands, to: ow, oh)
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        return box.output
+    }
+
+    /// resample.c keeps each thread's last taps by input and output size:
+    /// a run of resizes that share one size (every photo to 32×32, one
+    /// photo to several sizes), repeated past the cache's four entries,
+    /// gives on one thread the pixels a fresh thread computes.
+    func testResizesThatShareASizeGiveThePixelsOfFreshTaps() throws {
+        let inputs = [(640, 480), (500, 375), (400, 300), (640, 300), (500, 480)]
+        let outputs = [(32, 32), (256, 192), (32, 24)]
+        for round in 0..<2 {
+            for (w, h) in inputs {
+                let input = pattern(width: w, height: h, bands: 3)
+                for (ow, oh) in outputs {
+                    let ours = try XCTUnwrap(resample(input, w, h, bands: 3, to: ow, oh))
+                    let fresh = try XCTUnwrap(resampleOnANewThread(input, w, h, bands: 3, to: ow, oh))
+                    XCTAssertEqual(ours, fresh, "round \(round): \(w)×\(h) -> \(ow)×\(oh)")
+                }
             }
         }
     }
