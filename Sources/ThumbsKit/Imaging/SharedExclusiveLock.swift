@@ -11,7 +11,7 @@ final class SharedExclusiveLock: @unchecked Sendable {
     private var exclusiveHeld = false
     private var exclusiveWaiting = 0
     /// The thread that holds the lock exclusively, while one does.
-    private var owner: pthread_t?
+    private var owner: ThreadIdentity?
 
     func shared<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         condition.lock()
@@ -33,7 +33,7 @@ final class SharedExclusiveLock: @unchecked Sendable {
         while exclusiveHeld || sharers > 0 { condition.wait() }
         exclusiveWaiting -= 1
         exclusiveHeld = true
-        owner = pthread_self()
+        owner = ThreadIdentity.current
         condition.unlock()
         defer {
             condition.lock()
@@ -52,6 +52,6 @@ final class SharedExclusiveLock: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         guard exclusiveHeld, let owner else { return false }
-        return pthread_equal(owner, pthread_self()) != 0
+        return owner.isCurrent
     }
 }
