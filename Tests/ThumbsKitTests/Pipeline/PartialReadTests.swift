@@ -318,4 +318,21 @@ final class PartialReadTests: TemporaryFolderTestCase {
         XCTAssertEqual(merged.item(copyID)?.duplicateOf, "camera.jpg")
         XCTAssertEqual(merged.item(copyID)?.read?.digest, digest, "the merge keeps read.digest")
     }
+
+    /// A camera JPEG whose preview serves and that does not end in EOI
+    /// (trailing data, as the Panasonic LX7 writes): the photo is not
+    /// scanned for its EOI, since only a plan that decodes the photo needs
+    /// its length. Before, the preview's planning read the whole photo.
+    func testAPreviewServedJPEGWithTrailingBytesIsNotScannedForItsEnd() async throws {
+        var bytes = try cameraJPEGBytes()
+        let photo = bytes.count
+        bytes += [UInt8](repeating: 0x00, count: 300_000)
+        try write(bytes, "lx7.jpg")
+        let manifest = try await run()
+        let item = try XCTUnwrap(manifest.item("lx7.jpg"))
+        XCTAssertEqual(item.status, .ok)
+        XCTAssertEqual(item.read?.partial, true, "the preview served")
+        let read = try XCTUnwrap(item.read?.bytes)
+        XCTAssertLessThan(read, Int64(photo / 4), "the preview and the header, not the \(photo) bytes of the photo")
+    }
 }

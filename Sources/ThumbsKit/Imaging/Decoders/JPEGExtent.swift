@@ -20,16 +20,23 @@ struct JPEGExtent: Equatable {
 
     /// Nil when no SOS follows the SOI through well-formed segments.
     static func find(_ source: ImageSource) -> JPEGExtent? {
-        let size = source.count
-        guard let headerEnd = firstScan(source) else { return nil }
-        if size >= 2, source.bytes(at: size - 2, count: 2) == [0xFF, 0xD9] {
-            return JPEGExtent(headerEnd: headerEnd, length: size)
-        }
-        return JPEGExtent(headerEnd: headerEnd, length: endOfImage(source, from: headerEnd))
+        guard let headerEnd = headerEnd(of: source) else { return nil }
+        return JPEGExtent(headerEnd: headerEnd, length: length(of: source, headerEnd: headerEnd))
     }
 
-    /// The end of the first SOS segment, walking the segments before it.
-    private static func firstScan(_ source: ImageSource) -> Int? {
+    /// The picture's bytes, through its EOI (`headerEnd` from
+    /// `headerEnd(of:)`). Asked only by a plan that decodes the picture
+    /// itself: finding it can scan all of a file that does not end in EOI,
+    /// which a camera preview's plan never needs.
+    static func length(of source: ImageSource, headerEnd: Int) -> Int {
+        let size = source.count
+        if size >= 2, source.bytes(at: size - 2, count: 2) == [0xFF, 0xD9] { return size }
+        return endOfImage(source, from: headerEnd)
+    }
+
+    /// The end of the first SOS segment, walking the segments before it;
+    /// nil when no SOS follows the SOI through well-formed segments.
+    static func headerEnd(of source: ImageSource) -> Int? {
         var offset = 2
         // A segment is at least 4 bytes: a bound on the walk whatever the file.
         for _ in 0..<4096 {

@@ -13,7 +13,9 @@ enum JPEGPlanning {
         var shrink: Int
         /// `JPEGPathRule.candidates`: best first; empty for libvips.
         var candidates: [DecodePath]
-        var extent: JPEGExtent
+        /// Bytes through the first SOS segment (`JPEGExtent.headerEnd(of:)`);
+        /// the picture's length is found by the plan that decodes it.
+        var headerEnd: Int
         /// A progressive file decoded at 1/1 into the largest size's resize
         /// (`jpeg_prog.c`), and what that holds; nil when not worth it.
         var streamed: (target: PixelSize, peakBytes: Int)?
@@ -27,9 +29,9 @@ enum JPEGPlanning {
     /// of its 8-bit kinds (libvips then decides). Reads the header's bytes
     /// only (from the prefix as a rule), and checks `--max-pixels`.
     static func read(_ input: DecoderInput) throws(ItemError) -> Header? {
-        guard input.format == "jpeg", let extent = JPEGExtent.find(input.source) else { return nil }
+        guard input.format == "jpeg", let headerEnd = JPEGExtent.headerEnd(of: input.source) else { return nil }
         let source = input.source, settings = input.settings
-        let probed = min(source.count, extent.headerEnd + probeMargin)
+        let probed = min(source.count, headerEnd + probeMargin)
         let prefix = source.prefix
         func probe(_ bytes: UnsafeRawBufferPointer) -> (DirectJPEG.Header, SourceImageInfo, ThumbnailPlans, (PixelSize, Int)?)? {
             guard let header = DirectJPEG.probe(bytes) else { return nil }
@@ -54,7 +56,7 @@ enum JPEGPlanning {
         let candidates = JPEGPathRule.candidates(
             jpeg: facts, shrink: shrink, keepMetadata: settings.keepMetadata, pixelBudget: DirectJPEG.memoryBudget
         )
-        return Header(facts: facts, info: info, shrink: shrink, candidates: candidates, extent: extent,
+        return Header(facts: facts, info: info, shrink: shrink, candidates: candidates, headerEnd: headerEnd,
                       streamed: streamed.map { (target: $0.0, peakBytes: $0.1) })
     }
 
@@ -69,7 +71,7 @@ enum JPEGPlanning {
         let streamed = path == .jpegProgressive ? header.streamed.flatMap { $0.peakBytes < full ? $0 : nil } : nil
         let target = streamed?.target
         let decodePeak = streamed?.peakBytes ?? full
-        let length = header.extent.length
+        let length = JPEGExtent.length(of: input.source, headerEnd: header.headerEnd)
         // From a file, the JPEG's bytes are held while it decodes.
         let held = input.source.inMemory ? 0 : length
         let budget = max(DirectJPEG.memoryBudget, decodePeak)

@@ -19,9 +19,10 @@ import CVipsShim
 /// The cheapest such candidate (fewest pixels) serves. The item's `info` is
 /// the photo's (size, orientation): the manifest keeps the photo's size, and
 /// the renderer resizes the preview's pixels to the photo's geometry. The
-/// file is still read and hashed whole (`ItemProcessor`); the decode reads
-/// the preview's bytes only. A preview that does not decode declines: the
-/// next entry plans the photo.
+/// plan reads the preview's bytes only, and so does the item: it is hashed
+/// where it was read (`ItemProcessor`, manifest `read`), unless
+/// `--whole-files`. A preview that does not decode declines: the next entry
+/// plans the photo, and the item is then hashed whole.
 ///
 /// Not caught: a lossless crop to the photo's own shape by libjpeg-turbo's
 /// `jpegtran -copy all`, which rewrites PixelX/YDimension to the crop's
@@ -45,7 +46,7 @@ struct JPEGPreviewDecoder: ImageDecoder {
     func plan(_ input: DecoderInput) throws(ItemError) -> DecodePlan? {
         guard !input.settings.keepMetadata, let header = try input.jpeg() else { return nil }
         let source = input.source
-        guard let listing = try Self.listing(source, headerEnd: header.extent.headerEnd),
+        guard let listing = try Self.listing(source, headerEnd: header.headerEnd),
               listing.complete, listing.edits == 0, !listing.iccProfile else { return nil }
         let info = header.info
         let plans = ThumbnailPlans(info, settings: input.settings)
