@@ -57,19 +57,9 @@ public final class SourceBytes: @unchecked Sendable {
     init(hashing file: SourceFile, interrupt: InterruptSignal?) throws(ItemError) {
         let size = file.size
         var hash = SHA256Hex.Stream()
-        file.prefix.withUnsafeBytes { hash.update($0) }
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunk, alignment: 64)
         defer { chunk.deallocate() }
-        var offset = file.prefix.count
-        while offset < size {
-            if let interrupt, size - offset > Self.abandonAbove, interrupt.isRaised { throw SourceInterruption.error }
-            let piece = UnsafeMutableRawBufferPointer(rebasing: chunk[0..<min(Self.chunk, size - offset)])
-            let n = try file.read(into: piece, at: offset)
-            hash.update(UnsafeRawBufferPointer(rebasing: piece[0..<n]))
-            offset += n
-            if n < piece.count { throw SourceFile.changed(file.path, detail: "it ended after \(offset) of \(size) bytes") }
-            file.hook?.body(file.path, .chunk)
-        }
+        try Self.stream(file, 0..<size, into: &hash, through: chunk, interrupt: interrupt)
         file.hook?.body(file.path, .read)
         try file.checkUnchanged()
         count = size
@@ -105,22 +95,7 @@ public final class SourceBytes: @unchecked Sendable {
             precondition(range.lowerBound >= 0 && range.upperBound <= size)
             number(range.lowerBound)
             number(range.count)
-            var offset = range.lowerBound
-            // The prefix is in memory already.
-            if offset < file.prefix.count {
-                let end = min(range.upperBound, file.prefix.count)
-                file.prefix.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[offset..<end])) }
-                offset = end
-            }
-            while offset < range.upperBound {
-                if let interrupt, range.upperBound - offset > Self.abandonAbove, interrupt.isRaised { throw SourceInterruption.error }
-                let piece = UnsafeMutableRawBufferPointer(rebasing: chunk[0..<min(Self.chunk, range.upperBound - offset)])
-                let n = try file.read(into: piece, at: offset)
-                hash.update(UnsafeRawBufferPointer(rebasing: piece[0..<n]))
-                offset += n
-                if n < piece.count { throw SourceFile.changed(file.path, detail: "it ended after \(offset) of \(size) bytes") }
-                file.hook?.body(file.path, .chunk)
-            }
+            try Self.stream(file, range, into: &hash, through: chunk, interrupt: interrupt)
         }
         file.hook?.body(file.path, .read)
         try file.checkUnchanged()
@@ -128,6 +103,33 @@ public final class SourceBytes: @unchecked Sendable {
         digest = hash.finish()
         partial = ranges
         self.file = file
+    }
+
+    /// Hashes `range` of `file` into `hash`: what the prefix holds from
+    /// memory, the rest read through `chunk`, each piece hashed as it
+    /// arrives. Throws `io` when the file ends early, and
+    /// `SourceInterruption.error` when `interrupt` is raised while more than
+    /// `abandonAbove` bytes of the range remain.
+    private static func stream(
+        _ file: SourceFile, _ range: Range<Int>, into hash: inout SHA256Hex.Stream,
+        through chunk: UnsafeMutableRawBufferPointer, interrupt: InterruptSignal?
+    ) throws(ItemError) {
+        var offset = range.lowerBound
+        // The prefix is in memory already.
+        if offset < file.prefix.count {
+            let end = min(range.upperBound, file.prefix.count)
+            file.prefix.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[offset..<end])) }
+            offset = end
+        }
+        while offset < range.upperBound {
+            if let interrupt, range.upperBound - offset > abandonAbove, interrupt.isRaised { throw SourceInterruption.error }
+            let piece = UnsafeMutableRawBufferPointer(rebasing: chunk[0..<min(Self.chunk, range.upperBound - offset)])
+            let n = try file.read(into: piece, at: offset)
+            hash.update(UnsafeRawBufferPointer(rebasing: piece[0..<n]))
+            offset += n
+            if n < piece.count { throw SourceFile.changed(file.path, detail: "it ended after \(offset) of \(file.size) bytes") }
+            file.hook?.body(file.path, .chunk)
+        }
     }
 
     /// The bytes read and hashed: all of them, or those of `partial`.
