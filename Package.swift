@@ -35,36 +35,34 @@ let package = Package(
         ),
         // libheif (libheif-dev, which libvips-dev also brings) for HEIF
         // thumbnails and nclx colour, which libvips's heifload does not give.
+        // The tests' C helpers link it (CThumbsTestShim); the product loads
+        // it on first use (CLoadOnUse).
         .systemLibrary(
             name: "CHeif",
             pkgConfig: "libheif",
             providers: [.apt(["libheif-dev"])]
         ),
-        // CFFmpeg: libavcodec decodes the HEVC of a HEIC's primary image
-        // (heif_hevc_ffmpeg.c, a libheif decoder plugin).
+        // libheif and FFmpeg's libraries (libavformat-dev, libavcodec-dev,
+        // libswscale-dev, libavutil-dev, which `make setup` installs), loaded
+        // with dlopen when an item first needs them instead of linked: they
+        // and the ~60 libraries they bring cost ~25 ms of every run's start,
+        // and most runs meet no video and no HEIC. Their headers are found on
+        // the default include path (Debian's multiarch directory).
+        .target(name: "CLoadOnUse"),
+        // HEIC decodes through libheif; FFmpeg's libavcodec decodes the HEVC
+        // of a HEIC's primary image (heif_hevc_ffmpeg.c, a libheif decoder
+        // plugin).
         .target(
             name: "CHeifShim",
-            dependencies: ["CHeif", "CVipsShim", "CFFmpeg"],
-            linkerSettings: [.linkedLibrary("lcms2"), .linkedLibrary("avcodec"), .linkedLibrary("avutil")]
+            dependencies: ["CLoadOnUse", "CVipsShim"],
+            linkerSettings: [.linkedLibrary("lcms2")]
         ),
-        // Video poster frames (issue 22): FFmpeg's libraries through
-        // pkg-config (libavformat-dev, libavcodec-dev, libswscale-dev,
-        // libavutil-dev; module map in Sources/CFFmpeg), and the C that
-        // demuxes, decodes one keyframe and tone-maps HDR (Sources/CVideoShim).
-        .systemLibrary(
-            name: "CFFmpeg",
-            pkgConfig: "libavformat",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]
-        ),
+        // Video poster frames (issue 22): the C that demuxes, decodes one
+        // keyframe and tone-maps HDR, on FFmpeg through CLoadOnUse.
         .target(
             name: "CVideoShim",
             // CVipsShim: the HDR tone mapping stills share (hdr_tonemap.c).
-            dependencies: ["CFFmpeg", "CVipsShim"],
-            // C includes the headers itself: the module map's links apply to
-            // Swift importers only.
-            linkerSettings: [
-                .linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil"),
-            ]
+            dependencies: ["CLoadOnUse", "CVipsShim"]
         ),
         // Camera RAWs (issue 22): LibRaw's thread-safe build through
         // pkg-config, and the C++ shim that opens a RAW from memory (facts,

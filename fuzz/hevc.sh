@@ -12,11 +12,13 @@ out=$here/out
 mkdir -p "$out/hevc-seeds" "$out/hevc-corpus" "$out/hevc-crashes"
 bin=$(dirname "$(command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)")
 cc=$bin/clang; [[ -x $cc ]] || cc=clang
-flags="-g -I$root/Sources/CHeifShim -I$root/Sources/CHeifShim/include -I$root/Sources/CVipsShim/include $(pkg-config --cflags vips libheif)"
+flags="-g -I$root/Sources/CHeifShim -I$root/Sources/CHeifShim/include -I$root/Sources/CLoadOnUse/include -I$root/Sources/CVipsShim/include $(pkg-config --cflags vips libheif)"
 libs="$(pkg-config --libs libheif libavcodec libavutil vips)"
+# The plugin reaches FFmpeg and libheif through CLoadOnUse's tables.
+loaders=("$root/Sources/CLoadOnUse/ffmpeg_library.c" "$root/Sources/CLoadOnUse/heif_library.c" "$root/Sources/CLoadOnUse/library_open.c")
 $cc -O1 $flags -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  "$here/hevc_plugin_fuzzer.c" -o "$out/hevc_plugin_fuzzer" $libs
-$cc -O1 $flags -DHEVC_SEEDS "$here/hevc_plugin_fuzzer.c" -o "$out/hevc_seeds" $libs
+  "$here/hevc_plugin_fuzzer.c" "${loaders[@]}" -o "$out/hevc_plugin_fuzzer" $libs
+$cc -O1 $flags -DHEVC_SEEDS "$here/hevc_plugin_fuzzer.c" "${loaders[@]}" -o "$out/hevc_seeds" $libs
 seconds=${1:-600}
 shift || true
 (( $# )) || set -- "$root/Tests/Fixtures/heif/heic-orientation-6.heic"

@@ -16,6 +16,15 @@
 
 #ifndef HEVC_SEEDS
 
+/* The plugin calls FFmpeg and libheif through CLoadOnUse's tables. */
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+    (void) argc;
+    (void) argv;
+    if (heif_library_load(NULL, 0) != 0 || ffmpeg_library_load(FFMPEG_FOR_CODEC, NULL, 0) != 0)
+        abort();
+    return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     void *decoder = NULL;
     if (new_decoder(&decoder).code != heif_error_Ok)
@@ -59,6 +68,11 @@ int main(int argc, char **argv) {
         return 2;
     }
     seed_dir = argv[1];
+    char why[256];
+    if (heif_library_load(why, sizeof why) != 0 || ffmpeg_library_load(FFMPEG_FOR_CODEC, why, sizeof why) != 0) {
+        fprintf(stderr, "%s\n", why);
+        return 1;
+    }
     struct heif_decoder_plugin seeding = ffmpeg_hevc_plugin;
     seeding.push_data = seed_push_data;
     for (int i = 2; i < argc; i++) {

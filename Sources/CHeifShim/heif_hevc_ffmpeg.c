@@ -15,10 +15,10 @@
 #include "CHeifShim.h"
 #include "heif_hevc_ffmpeg.h"
 
-#include <libavcodec/avcodec.h>
-#include <libavutil/frame.h>
-#include <libavutil/pixdesc.h>
 #include <libheif/heif_plugin.h>
+
+#include "ffmpeg_library.h"
+#include "heif_library.h"
 
 #include <limits.h>
 #include <stdatomic.h>
@@ -250,6 +250,8 @@ static const struct heif_decoder_plugin ffmpeg_hevc_plugin = {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 int heif_use_ffmpeg_hevc(struct heif_context *ctx, int failing) {
+    if (ffmpeg_library_load(FFMPEG_FOR_CODEC, NULL, 0) != 0)
+        return -1;
     return heif_register_decoder(ctx, failing ? &failing_plugin : &ffmpeg_hevc_plugin).code == heif_error_Ok ? 0 : -1;
 }
 #pragma GCC diagnostic pop

@@ -16,8 +16,9 @@
 #define SHIM_HEIF_FFMPEG_PRIORITY 200
 
 /// Has libheif decode the HEVC images of `ctx` with FFmpeg (`failing`: with
-/// a plugin that fails every decode, for tests). 0, or -1 when libheif
-/// refused the plugin (the context then keeps libde265).
+/// a plugin that fails every decode, for tests). 0, or -1 when FFmpeg could
+/// not be loaded or libheif refused the plugin (the context then keeps
+/// libde265).
 int heif_use_ffmpeg_hevc(struct heif_context *ctx, int failing);
 
 #endif

@@ -3,7 +3,7 @@
 #define HEIF_INTERNAL_H
 
 #include "CHeifShim.h"
-#include <libheif/heif.h>
+#include "heif_library.h"
 
 /// Has libheif read `ctx` from `input` (heif_input.c). `input` must
 /// outlive the context: libheif reads the coded data through it as it

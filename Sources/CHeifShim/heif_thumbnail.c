@@ -18,9 +18,12 @@ void heif_say(char *error, size_t error_len, const char *what, struct heif_error
         snprintf(error, error_len, "%s: %s", what, err.message ? err.message : "unknown libheif error");
 }
 
-/* The context and primary image handle of `input`; 0, or -1 with a message. */
+/* The context and primary image handle of `input` (libheif loaded first:
+ * every decode starts here); 0, or -1 with a message. */
 static int open_primary(shim_heif_input *input, struct heif_context **ctx_out,
                         struct heif_image_handle **primary_out, char *error, size_t error_len) {
+    if (heif_library_load(error, error_len) != 0)
+        return -1;
     struct heif_context *ctx = heif_context_alloc();
     if (!ctx) {
         if (error && error_len)

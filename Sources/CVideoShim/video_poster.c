@@ -8,17 +8,10 @@
 #include "CVideoShim.h"
 #include "CVipsHDR.h"
 
-#include <libavformat/avformat.h>
-#include <libavcodec/avcodec.h>
-#include <libswscale/swscale.h>
-#include <libavutil/avutil.h>
-#include <libavutil/display.h>
-#include <libavutil/imgutils.h>
-#include <libavutil/pixdesc.h>
+#include "ffmpeg_library.h"
 
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,39 +51,17 @@ static const int detail_columns = 64, detail_rows = 48;
 /// this ratio; a stream that claims more is shown as stored.
 static const double max_sample_aspect = 4;
 
-// MARK: - Logging
+// MARK: - Messages
 
-// FFmpeg prints nothing; the last error it logged on this thread is kept for
-// the item's message ("moov atom not found" says more than av_strerror's
-// "Invalid data found when processing input").
-static _Thread_local char last_log[160];
-
-static void keep_log(void *avcl, int level, const char *fmt, va_list vl) {
-    if (level > AV_LOG_ERROR)
-        return;
-    int print_prefix = 0;
-    char line[sizeof last_log];
-    av_log_format_line2(avcl, level, fmt, vl, line, sizeof line, &print_prefix);
-    size_t n = strlen(line);
-    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == ' ' || line[n - 1] == '.'))
-        line[--n] = 0;
-    if (n > 0)
-        memcpy(last_log, line, n + 1);
-}
-
-static pthread_once_t quiet_once = PTHREAD_ONCE_INIT;
-
-static void quiet_ffmpeg(void) {
-    av_log_set_level(AV_LOG_ERROR);
-    av_log_set_callback(keep_log);
-}
-
+// FFmpeg prints nothing (ffmpeg_library.h); the last error it logged on this
+// thread goes into the item's message.
 static void fail_with(char *message, size_t size, const char *what, int err) {
     char text[128] = "";
     if (err < 0)
         av_strerror(err, text, sizeof text);
-    if (last_log[0] && err < 0)
-        snprintf(message, size, "%s: %s (%s)", what, text, last_log);
+    const char *logged = ffmpeg_library_last_log();
+    if (logged[0] && err < 0)
+        snprintf(message, size, "%s: %s (%s)", what, text, logged);
     else if (err < 0)
         snprintf(message, size, "%s: %s", what, text);
     else
@@ -382,9 +353,10 @@ static int video_stream(const AVFormatContext *format) {
 }
 
 int shim_video_header_read(int fd, int64_t size, shim_video_header *out) {
-    pthread_once(&quiet_once, quiet_ffmpeg);
-    last_log[0] = 0;
     memset(out, 0, sizeof *out);
+    if (ffmpeg_library_load(FFMPEG_FOR_VIDEO, NULL, 0) != 0)
+        return -1;
+    ffmpeg_library_forget_log();
     out->orientation = 1;
     session s = {0};
     fd_source source = {.fd = fd, .size = size, .max_read_bytes = header_read_allowance};
@@ -418,10 +390,11 @@ int shim_video_header_read(int fd, int64_t size, shim_video_header *out) {
 
 int shim_video_poster(int fd, int64_t size, const shim_video_limits *limits, shim_video_frame *out,
                       char *message, size_t message_size) {
-    pthread_once(&quiet_once, quiet_ffmpeg);
-    last_log[0] = 0;
     memset(out, 0, sizeof *out);
     message[0] = 0;
+    if (ffmpeg_library_load(FFMPEG_FOR_VIDEO, message, message_size) != 0)
+        return SHIM_VIDEO_UNSUPPORTED;
+    ffmpeg_library_forget_log();
     session s = {0};
     fd_source source = {.fd = fd, .size = size, .max_read_bytes = limits->max_packet_bytes + header_read_allowance};
     int result = SHIM_VIDEO_DECODE, err;
