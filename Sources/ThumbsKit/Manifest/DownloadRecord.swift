@@ -7,6 +7,12 @@ public struct DownloadRecord: Sendable, Codable, Equatable {
     public var size: Int64?
     /// Only the first bytes were downloaded (a progressive JPEG's DC scans).
     public var partial: Bool?
+    /// For a partial download, which has no `sha256`: the hex digest of the
+    /// bytes received and the whole size, as `read.digest` is of a file
+    /// read in part. Two partial downloads with equal digests are identical
+    /// by PRODUCT.md's rule (equal whole sizes, every byte received equal):
+    /// what `thumbs merge` finds them duplicates by across shards.
+    public var digest: String?
     public var attempts: Int
     public var ms: Double
     /// Validators for the next run's conditional request.
@@ -22,4 +28,8 @@ public struct DownloadRecord: Sendable, Codable, Equatable {
         self.etag = etag
         self.lastModified = lastModified
     }
+
+    /// The key a merge finds identical partial downloads by, in the form of
+    /// `ReadRecord.duplicateKey` (and of the run's own key for them).
+    public var duplicateKey: String? { digest.map { "read:" + $0 } }
 }

@@ -76,4 +76,10 @@ public struct ManifestItem: Sendable, Codable, Equatable {
         self.ms = ms
         self.modified = modified
     }
+
+    /// What identical sources share, for a merge's duplicates (PRODUCT.md:
+    /// "in a run and in a merge alike"): the sha256 of a whole source, or
+    /// the digest of what was read of a file read in part, or received of
+    /// a partial download.
+    public var identityKey: String? { sha256 ?? read?.duplicateKey ?? download?.duplicateKey }
 }

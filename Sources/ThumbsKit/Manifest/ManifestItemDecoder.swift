@@ -157,7 +157,7 @@ private enum VideoField: String, CaseIterable, JSONFieldKey {
 }
 
 private enum DownloadField: String, CaseIterable, JSONFieldKey {
-    case url, status, bytes, size, partial, attempts, ms, etag, lastModified
+    case url, status, bytes, size, partial, digest, attempts, ms, etag, lastModified
     static let order = makeOrder()
 }
 
@@ -342,7 +342,7 @@ extension JSONByteReader {
     }
 
     private mutating func downloadRecord() -> DownloadRecord? {
-        var url: String?, status: Int?, bytes: Int64?, size: Int64?, partial: Bool?, attempts: Int?, ms: Double?
+        var url: String?, status: Int?, bytes: Int64?, size: Int64?, partial: Bool?, digest: String?, attempts: Int?, ms: Double?
         var etag: String?, lastModified: String?
         let read = fields(DownloadField.self) { r, key in
             switch key {
@@ -351,6 +351,7 @@ extension JSONByteReader {
             case .bytes: bytes = r.int64(); return bytes != nil
             case .size: return r.optional(&size) { $0.int64() }
             case .partial: return r.optional(&partial) { $0.bool() }
+            case .digest: return r.optional(&digest) { $0.string() }
             case .attempts: attempts = r.int(); return attempts != nil
             case .ms: ms = r.double(); return ms != nil
             case .etag: return r.optional(&etag) { $0.string() }
@@ -361,6 +362,7 @@ extension JSONByteReader {
         var record = DownloadRecord(url: url, status: status, bytes: bytes, attempts: attempts, ms: ms, etag: etag, lastModified: lastModified)
         record.size = size
         record.partial = partial
+        record.digest = digest
         return record
     }
 

@@ -149,6 +149,7 @@ public enum ManifestWriter {
             out.raw(", \"bytes\": "); out.int(d.bytes)
             if let v = d.size { out.raw(", \"size\": "); out.int(v) }
             if d.partial == true { out.raw(", \"partial\": true") }
+            if let v = d.digest { out.raw(", \"digest\": "); out.string(v) }
             out.raw(", \"attempts\": "); out.int(d.attempts)
             out.raw(", \"ms\": "); out.number(d.ms)
             if let v = d.etag { out.raw(", \"etag\": "); out.string(v) }

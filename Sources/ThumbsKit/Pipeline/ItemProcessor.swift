@@ -134,12 +134,16 @@ struct ItemProcessor: Sendable {
                 }
             }
             record.download = download
-            // A download's record says what was fetched: `download`, not `read`.
+            // A download's record says what was fetched: `download`, not
+            // `read`; a partial download keeps the digest of what was
+            // received there, for a merge to find its copies by.
+            let received = record.read?.digest
             record.read = nil
             if download.partial == true {
-                // No digest of the source; its size is the whole file's.
+                // No sha256 of the source; its size is the whole file's.
                 record.sha256 = nil
                 record.bytes = download.size
+                record.download?.digest = received
             }
             return record
         }

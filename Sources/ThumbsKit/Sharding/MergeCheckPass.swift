@@ -47,9 +47,7 @@ enum MergeCheckPass {
                         missingCount += 1
                     }
                 }
-                // Identical sources: by sha256, or for a source read in part
-                // by the digest of what was read.
-                if item.status == .ok, let key = item.sha256 ?? item.read?.duplicateKey {
+                if item.status == .ok, let key = item.identityKey {
                     try index.offerLeader(sha: key, position: position, id: item.id)
                 }
                 if item.status != .failed, let hash = item.phash.flatMap(PerceptualHash.parse) {

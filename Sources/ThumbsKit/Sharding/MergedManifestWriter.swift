@@ -35,7 +35,7 @@ enum MergedManifestWriter {
                     }
                 }
                 // Identical bytes across shards: the first `ok` leads.
-                if item.status == .ok || item.status == .duplicate, let key = item.sha256 ?? item.read?.duplicateKey,
+                if item.status == .ok || item.status == .duplicate, let key = item.identityKey,
                    let leader = try index.leader(sha: key), leader != item.id {
                     item.status = .duplicate
                     item.duplicateOf = leader

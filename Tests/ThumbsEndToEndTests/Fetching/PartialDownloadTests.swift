@@ -281,6 +281,38 @@ final class PartialDownloadTests: XCTestCase {
         XCTAssertEqual(manifest.items.map { $0.download?.partial }, [true, true, true])
     }
 
+    /// The same partial downloads in different shards: the merge finds them
+    /// identical by `download.digest` (there is no sha256), as one run does
+    /// (above), and a download of another size stays apart.
+    func testAMergeFindsPartialDownloadCopiesAcrossShardsByTheirDigest() async throws {
+        let photo = Self.photo(seed: 9)
+        let longer = photo + Array(repeating: 0, count: 1000)
+        let server = try await start([photo, photo, longer], mode: .honour)
+        let count = try XCTUnwrap((2...9).first { ShardPartition.shard(of: "p0", count: $0) != ShardPartition.shard(of: "p1", count: $0) })
+        var outs: [String] = []
+        for index in 0..<count {
+            let out = TestImages.temporaryDirectory("partial-shard-\(index)")
+            _ = try await runThumbs(["\(server.base)/list.json"], out: out) { options in
+                options.size([256])
+                options.retries = 0
+                options.shard = Shard(index: index, count: count)
+            }
+            outs.append(out)
+        }
+        let merged = TestImages.temporaryDirectory("partial-merged")
+        _ = try ThumbsMerge(manifests: outs.map { $0 + "/manifest.json" }, outputDirectory: merged).run()
+        let manifest = try readManifest(merged)
+        let p0 = try XCTUnwrap(manifest.item("p0")), p1 = try XCTUnwrap(manifest.item("p1"))
+        XCTAssertEqual([p0.download?.partial, p1.download?.partial], [true, true])
+        XCTAssertNil(p0.sha256)
+        let digest = try XCTUnwrap(p0.download?.digest, "a partial download carries the digest of what came")
+        XCTAssertEqual(p1.download?.digest, digest)
+        XCTAssertEqual(Set([p0.status, p1.status]), [.ok, .duplicate], "identical by what came, across shards")
+        XCTAssertEqual([p0.duplicateOf, p1.duplicateOf].compactMap { $0 }.count, 1)
+        XCTAssertNotEqual(manifest.item("p2")?.download?.digest, digest, "another whole size")
+        XCTAssertNil(manifest.item("p2")?.duplicateOf)
+    }
+
     private func readStats(_ out: String) throws -> Statistics {
         try JSONDecoder().decode(Statistics.self, from: Data(contentsOf: URL(fileURLWithPath: out + "/stats.json")))
     }
