@@ -30,10 +30,11 @@ actor MemoryBudget {
     static let smallReservation = 4 << 20
 
     /// Decodes that held at least this much hand their freed pages back to
-    /// the system right after (`MemoryTrim`): 24 MB is about what glibc's
-    /// arenas keep per thread without asking (its trim threshold grows to
-    /// 32 MB), so smaller holes are reused by the next decode anyway, and a
-    /// trim (a few hundred microseconds) would cost more than it returns.
+    /// the system right after (`MemoryTrim`). Below it, the freed blocks are
+    /// reused by the next decode on that thread's arena (glibc returns only
+    /// what lies above the 4 MB each heap keeps at its top,
+    /// `shim_malloc_keep_top`), and a trim (a few hundred microseconds)
+    /// would cost more than it returns.
     static let trimAfter = 24 << 20
 
     /// The run's budget for each of its `--jobs` decode threads: as much

@@ -441,13 +441,4 @@ final class PreviousIndex: @unchecked Sendable {
         return ids
     }
 
-    /// Every id, in the previous run's order (tests).
-    func allIDs() -> [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let rows = try? database.prepare("SELECT id FROM items ORDER BY row") else { return [] }
-        var ids: [String] = []
-        while (try? rows.step()) == true { ids.append(rows.text(0)) }
-        return ids
-    }
 }

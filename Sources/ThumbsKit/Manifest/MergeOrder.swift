@@ -1,5 +1,3 @@
-import HeapModule
-
 /// The order of a merged manifest's items.
 ///
 /// A shard keeps the items of the whole run that fall in it, in the run's
@@ -7,14 +5,14 @@ import HeapModule
 /// shard; what is lost is how the shards interleave.
 ///
 /// Shards of this version record it (`ShardOrder`, `run.shardOrder`): the
-/// shard of every item of the run, in order. `interleave` follows it, and
-/// the merge equals one run, whatever the order of the sources and of the
-/// lists' entries.
+/// shard of every item of the run, in order. The merge (`MergedStream`)
+/// follows it, and equals one run, whatever the order of the sources and of
+/// the lists' entries.
 ///
-/// Shards written before that carry no order. `merge` then restores it with
-/// a k-way merge (swift-collections' `Heap`): each shard's own order is
-/// kept, and among the shards' next items the first by `precedes(_:_:)`
-/// comes first (ties: the lower shard index). That is the single run's order
+/// Shards written before that carry no order. The merge then restores it
+/// with a k-way merge (swift-collections' `Heap` of `Head`s): each shard's
+/// own order is kept, and among the shards' next items the first by
+/// `precedes(_:_:)` comes first (ties: the lower shard index). That is the single run's order
 /// when it agrees with `precedes`:
 ///
 /// - file items compare by id segment by segment (`/`-separated), each segment
@@ -28,41 +26,6 @@ import HeapModule
 ///   out of sorted order, the result keeps every shard's order and is
 ///   deterministic, but may interleave the shards differently from one run.
 enum MergeOrder {
-    /// Interleaves the shards' items as `order` (the shard of each item of
-    /// the run, in the run's order) says. `order` must hold each shard index
-    /// as many times as that shard has items (`ShardSetCheck` makes sure).
-    static func interleave(_ sequences: [[ManifestItem]], order: [Int]) -> [ManifestItem] {
-        var result: [ManifestItem] = []
-        result.reserveCapacity(order.count)
-        var positions = [Int](repeating: 0, count: sequences.count)
-        for shard in order {
-            result.append(sequences[shard][positions[shard]])
-            positions[shard] += 1
-        }
-        return result
-    }
-
-    /// Merges sequences that are each already in order, by `precedes` (for
-    /// shards that recorded no order).
-    static func merge(_ sequences: [[ManifestItem]]) -> [ManifestItem] {
-        var result: [ManifestItem] = []
-        result.reserveCapacity(sequences.reduce(0) { $0 + $1.count })
-        var positions = [Int](repeating: 0, count: sequences.count)
-        var heads = Heap<Head>()
-        for index in sequences.indices where !sequences[index].isEmpty {
-            heads.insert(Head(key: Key(sequences[index][0]), shard: index))
-        }
-        while let head = heads.popMin() {
-            let shard = head.shard
-            result.append(sequences[shard][positions[shard]])
-            positions[shard] += 1
-            if positions[shard] < sequences[shard].count {
-                heads.insert(Head(key: Key(sequences[shard][positions[shard]]), shard: shard))
-            }
-        }
-        return result
-    }
-
     /// A shard's next item in the heap: ordered by its key, ties by the
     /// lower shard index.
     struct Head: Comparable {

@@ -1,11 +1,17 @@
-/// `OutputNamer.assign`, one item at a time, with its sets in a scratch
+/// Output names, one item at a time (`SourceFinaliser` streams a run's
+/// items through it), in order: the wanted name (a stem before sanitising)
+/// sanitised (`OutputNamer`), then made unique, with its sets in a scratch
 /// SQLite database (`ScratchStringSet`) instead of memory: the names given
 /// so far (`used`), the folders in use, and the folders renamed. A run of a
 /// million items holds about two bytes per item here (the sets' filters)
-/// plus SQLite's capped page cache.
+/// plus SQLite's capped page cache. The results are the same, name for
+/// name, as the in-memory sets of issue 23 gave (`NamingReference`, tests).
 ///
-/// The rules are `OutputNamer`'s (read its `assign`); the results are the
-/// same, name for name, as the in-memory sets gave.
+/// Besides names that are equal, a name clashes with a folder: `a` writes
+/// the file `a.jpg` while `a.jpg/b` needs a folder `a.jpg` in the same
+/// place. Whichever comes second gives way: a file takes the usual suffix
+/// (`a_png`); a folder is renamed for all the items below it (`a.jpg_dir/b`,
+/// then `a.jpg_dir_2/b`…).
 final class NameAssigner {
     /// Lower-cased names given so far; their output files are these names
     /// with each of `OutputNamer.outputExtensions`.

@@ -83,33 +83,6 @@ public enum OutputNamer {
     /// The extensions an output file can get (`OutputFormat.fileExtension`),
     /// whatever the run's format: names do not depend on the format.
     static let outputExtensions = Array(Set(OutputFormat.allCases.map(\.fileExtension))).sorted()
-
-    /// Assigns `outputName` to every item, in order. `stems` are the wanted
-    /// names before sanitising; `extensions` disambiguate collisions.
-    ///
-    /// Besides names that are equal, a name clashes with a folder: `a`
-    /// writes the file `a.jpg` while `a.jpg/b` needs a folder `a.jpg` in the
-    /// same place. Whichever comes second gives way: a file takes the usual
-    /// suffix (`a_png`); a folder is renamed for all the items below it
-    /// (`a.jpg_dir/b`, then `a.jpg_dir_2/b`…).
-    ///
-    /// The work is `NameAssigner`'s, one name at a time, with its sets in a
-    /// scratch database: a run streams its items through it
-    /// (`SourceFinaliser`); this form, for a few names at once, makes its
-    /// database in the system's temporary folder.
-    public static func assign(stems: [String], extensions: [String]) -> [String] {
-        do {
-            let database = try DiscoveryScratch.database(in: DiscoveryScratch.systemFolder)
-            defer { database.closeAndRemove() }
-            let assigner = try NameAssigner(database, expected: stems.count)
-            var names: [String] = []
-            names.reserveCapacity(stems.count)
-            for (stem, ext) in zip(stems, extensions) { names.append(try assigner.next(stem: stem, extension: ext)) }
-            return names
-        } catch {
-            preconditionFailure("output names: \(error.message)")
-        }
-    }
 }
 
 extension String {

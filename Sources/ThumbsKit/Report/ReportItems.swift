@@ -1,16 +1,10 @@
 /// The items a report is drawn from, handed out in order as many times as
-/// the page needs them (`ReportWriter` reads them part by part): a run's
-/// items in memory, or a manifest read back from its file (`thumbs merge`
-/// of millions), which holds a batch of them at a time.
+/// the page needs them (`ReportWriter` reads them part by part): a
+/// manifest read back from its file, a batch of items at a time (a run's
+/// and `thumbs merge`'s of millions alike).
 struct ReportItems {
     /// Calls `body` with each item in order until it returns false.
     let each: ((ManifestItem) -> Bool) -> Void
-
-    init(_ items: [ManifestItem]) {
-        each = { body in
-            for item in items where !body(item) { return }
-        }
-    }
 
     init(each: @escaping ((ManifestItem) -> Bool) -> Void) {
         self.each = each
