@@ -42,6 +42,8 @@
 #   QUARTER_N    photos at 2000x1500 in the quarter section [30]
 #   CAMERA_MIRRORS  git copies the camera section fetches its files from
 #                before it tries GitHub [/work/.mirror]
+#   CAMERA_COPIES  copies of each preview-carrying camera file in the camera
+#                section's timed corpus [10]
 # Work files and caches live in bench-out/ (git-ignored); corpora are kept.
 # Results: bench-out/bench-last.txt (the console), results.md (the Markdown
 # tables and the verdicts), results.json (every figure).
@@ -1035,6 +1037,26 @@ camera_cpu_ratio() {
   echo "$r"
 }
 
+# camera_copies DIR C : print DIR-xC, a folder of C copies of each JPEG of
+# DIR (NAME_cKK.jpg: the file, then a newline and a tag of KK + 1 zeros: no
+# two copies have the same size, so thumbs does not take them for
+# duplicates). Made again when DIR's files change.
+CAMERA_COPIES=${CAMERA_COPIES:-10}
+camera_copies() {
+  local src=$1 c=$2 dst=$1-x$2 stamp f k
+  stamp=$(cd "$src" && ls -l -- *.jpg | cksum)
+  if [[ ! -f $dst/.complete || $(cat "$dst/.complete") != "$stamp" ]]; then
+    rm -rf "$dst"; mkdir -p "$dst"
+    for f in "$src"/*.jpg; do
+      for ((k = 0; k < c; k++)); do
+        { cat "$f"; printf '\nthumbs-bench-copy-%0*d\n' $((k + 1)) 0; } >"$dst/$(printf '%s_c%02d.jpg' "$(basename "$f" .jpg)" "$k")"
+      done
+    done
+    echo "$stamp" >"$dst/.complete"
+  fi
+  echo "$dst"
+}
+
 section_camera() {
   local v
   if ! need_cmds camera exiftool:libimage-exiftool-perl || ! ensure_camera; then
@@ -1045,47 +1067,64 @@ section_camera() {
     done
     return 0
   fi
-  local n m ratio share q d=$OUT/camera-preview
+  local n m ratio share q d=$OUT/camera-preview c=$CAMERA_COPIES t
   n=$(count_jpegs "$CAM_PREVIEW") m=$(count_jpegs "$CAM_FOLDER")
-  SP_REF=$CAM_STRIPPED SP_REF_LABEL="thumbs, the same files with their previews removed (the photo's DC decode)"
-  speed_section camera-preview "$n real camera and phone JPEGs (2-13 MP) that carry a preview covering ${SIZE} px (maker note, MPF, Exif thumbnail; bench/camera-previews.txt), vs the same files with the previews removed (exiftool) -> ${SIZE} px" \
-    "$CAM_PREVIEW" "$n" thumbs thumbs_ref
-  ratio=$(camera_cpu_ratio camera-preview)
-  say "  thumbs decoded by: $("${TOOL[@]}" decoders "$d/out-thumbs"); previews removed: $("${TOOL[@]}" decoders "$d/out-thumbs_ref")"
-  # Bytes read and PSNR per file, from the last timed round's outputs (JPEG
-  # Q80, the product's output) against a Lanczos3 resize of the full decode.
+  # Bytes read and PSNR per file: one untimed run of thumbs over the files and
+  # one over their stripped copies (JPEG Q80, the product's output), against
+  # a Lanczos3 resize of the full decode.
   q=$OUT/camera-preview.quality
-  if [[ -f $d/out-thumbs/manifest.json && -f $d/out-thumbs_ref/manifest.json ]] &&
-    "$PY" "$BENCH/camera_quality.py" "$CAM_PREVIEW" "$d/out-thumbs" "$d/out-thumbs_ref" "$OUT/camera-refs" >"$q" 2>"$q.err"; then
-    grep '^|' "$q" | while IFS= read -r line; do md "$line"; done
-  else
-    say "  camera_quality.py failed"; show_log_tail "$q.err"; : >"$q"
+  : >"$q"
+  if have_thumbs; then
+    for t in preview stripped; do
+      "$THUMBS" run "$([[ $t == preview ]] && echo "$CAM_PREVIEW" || echo "$CAM_STRIPPED")" --out "$d-quality/$t" --size "$SIZE" \
+        $(thumbs_common) >"$d-quality.$t.log" 2>&1 || { say "  thumbs failed on the $t files"; show_log_tail "$d-quality.$t.log"; }
+    done
+    say "  thumbs decoded by: $("${TOOL[@]}" decoders "$d-quality/preview"); previews removed: $("${TOOL[@]}" decoders "$d-quality/stripped")"
+    if "$PY" "$BENCH/camera_quality.py" "$CAM_PREVIEW" "$d-quality/preview" "$d-quality/stripped" "$OUT/camera-refs" >"$q" 2>"$q.err"; then
+      md_title camera-preview-files "$n camera JPEGs that carry a covering preview: bytes read and PSNR per file"
+      md ""
+      grep '^|' "$q" | while IFS= read -r line; do md "$line"; done
+    else
+      say "  camera_quality.py failed"; show_log_tail "$q.err"; : >"$q"
+    fi
   fi
   camera_fig() { local v; v=$(awk -v k="$1" '$1 == k {print $2}' "$q"); echo "${v:-n/a}"; }
   share=$(camera_fig share)
   for v in files served bytes bytes_read share preview_min preview_median dc_min dc_median dc_max; do record camera-preview "$v" "$(camera_fig $v)"; done
-  md ""
+  # The files a preview served (the manifest's partial reads).
+  local names=()
+  [[ -f $d-quality/preview/manifest.json ]] && mapfile -t names < <("$PY" -c 'import json, os, sys
+for it in json.load(open(sys.argv[1]))["items"]:
+    if (it.get("read") or {}).get("partial"): print(os.path.basename(it["source"]))' "$d-quality/preview/manifest.json")
+  rm -rf "$d-quality"
+  # Timed: CAMERA_COPIES copies of each file (distinct trailing bytes of
+  # distinct lengths, so that no two are duplicates), so that thumbs' process
+  # start is spread as over a card's hundreds of files.
+  local pre=$CAM_PREVIEW ref=$CAM_STRIPPED each=""
+  if ((c > 1)); then
+    pre=$(camera_copies "$CAM_PREVIEW" "$c") ref=$(camera_copies "$CAM_STRIPPED" "$c") each=", each file $c times (distinct bytes after its EOI)"
+  fi
+  SP_REF=$ref SP_REF_LABEL="thumbs, the same files with their previews removed (the photo's DC decode)"
+  speed_section camera-preview "$n real camera and phone JPEGs (2-13 MP) that carry a preview covering ${SIZE} px (maker note, MPF, Exif thumbnail; bench/camera-previews.txt)$each, vs the same with the previews removed (exiftool) -> ${SIZE} px" \
+    "$pre" "$((n * c))" thumbs thumbs_ref
+  ratio=$(camera_cpu_ratio camera-preview)
+  rm -rf "$d"/out-*
   md "CPU per image with the previews removed / as the cameras wrote them: **$ratio** (target >= 5); served from a preview: $(camera_fig served) of $(camera_fig files); bytes read: $(camera_fig bytes_read) of $(camera_fig bytes) (**$share**, target <= 0.20); PSNR against a Lanczos3 resize of the full decode, thumbs as run: worst **$(camera_fig preview_min)** dB (target >= 25), median **$(camera_fig preview_median)** dB (target >= 28); thumbs' thumbnails of the photos' own decode (previews removed): $(camera_fig dc_min)-$(camera_fig dc_max) dB, median $(camera_fig dc_median)"
   md ""
   # The files a preview served, alone: what the preview path gains where it
   # applies (no target; the row above counts every file that carries one).
-  local served=$OUT/corpus-camera-served served_ref=$OUT/corpus-camera-served-stripped k=0 f
-  rm -rf "$served" "$served_ref"; mkdir -p "$served" "$served_ref"
-  if [[ -f $d/out-thumbs/manifest.json ]]; then
-    while read -r f; do
-      ln "$CAM_PREVIEW/$f" "$served/$f" && ln "$CAM_STRIPPED/$f" "$served_ref/$f" && k=$((k + 1))
-    done < <("$PY" -c 'import json, os, sys
-for it in json.load(open(sys.argv[1]))["items"]:
-    if (it.get("read") or {}).get("partial"): print(os.path.basename(it["source"]))' "$d/out-thumbs/manifest.json")
-  fi
-  rm -rf "$d"/out-*
+  local served=$OUT/corpus-camera-served served_ref=$OUT/corpus-camera-served-stripped k=${#names[@]} f x
   local sratio="n/a"
   if ((k > 0 && k < n)); then
+    rm -rf "$served" "$served_ref"; mkdir -p "$served" "$served_ref"
+    for f in "${names[@]}"; do
+      for x in "$pre/${f%.jpg}"{,_c[0-9][0-9]}.jpg; do [[ -f $x ]] && ln "$x" "$served/${x##*/}" && ln "$ref/${x##*/}" "$served_ref/${x##*/}"; done
+    done
     SP_REF=$served_ref
-    speed_section camera-preview-served "the $k of those $n files a preview served, vs the same with the previews removed -> ${SIZE} px (no target)" \
-      "$served" "$k" thumbs thumbs_ref
+    speed_section camera-preview-served "the $k of those $n files a preview served$each, vs the same with the previews removed -> ${SIZE} px (no target)" \
+      "$served" "$((k * c))" thumbs thumbs_ref
     sratio=$(camera_cpu_ratio camera-preview-served)
-    rm -rf "$OUT/camera-preview-served"/out-*
+    rm -rf "$OUT/camera-preview-served"/out-* "$served" "$served_ref"
   fi
   SP_REF="" SP_REF_LABEL=""
   verdict "camera-preview: CPU per image, DC / preview" "$ratio" ge 5
