@@ -1090,7 +1090,7 @@ section_camera() {
   fi
   camera_fig() { local v; v=$(awk -v k="$1" '$1 == k {print $2}' "$q"); echo "${v:-n/a}"; }
   share=$(camera_fig share)
-  for v in files served bytes bytes_read share preview_min preview_median dc_min dc_median dc_max; do record camera-preview "$v" "$(camera_fig $v)"; done
+  for v in files served bytes bytes_read share preview_min preview_median dc_min dc_median dc_max served_share served_min served_median; do record camera-preview "$v" "$(camera_fig $v)"; done
   # The files a preview served (the manifest's partial reads).
   local names=()
   [[ -f $d-quality/preview/manifest.json ]] && mapfile -t names < <("$PY" -c 'import json, os, sys
@@ -1109,7 +1109,7 @@ for it in json.load(open(sys.argv[1]))["items"]:
     "$pre" "$((n * c))" thumbs thumbs_ref
   ratio=$(camera_cpu_ratio camera-preview)
   rm -rf "$d"/out-*
-  md "CPU per image with the previews removed / as the cameras wrote them: **$ratio** (target >= 5); served from a preview: $(camera_fig served) of $(camera_fig files); bytes read: $(camera_fig bytes_read) of $(camera_fig bytes) (**$share**, target <= 0.20); PSNR against a Lanczos3 resize of the full decode, thumbs as run: worst **$(camera_fig preview_min)** dB (target >= 25), median **$(camera_fig preview_median)** dB (target >= 28); thumbs' thumbnails of the photos' own decode (previews removed): $(camera_fig dc_min)-$(camera_fig dc_max) dB, median $(camera_fig dc_median)"
+  md "CPU per image with the previews removed / as the cameras wrote them: **$ratio** (target >= 5); served from a preview: $(camera_fig served) of $(camera_fig files); bytes read: $(camera_fig bytes_read) of $(camera_fig bytes) (**$share**, target <= 0.20); PSNR against a Lanczos3 resize of the full decode, thumbs as run: worst **$(camera_fig preview_min)** dB (target >= 25), median **$(camera_fig preview_median)** dB (target >= 28); thumbs' thumbnails of the photos' own decode (previews removed): $(camera_fig dc_min)-$(camera_fig dc_max) dB, median $(camera_fig dc_median); the files a preview served, alone: bytes read $(camera_fig served_share), PSNR worst $(camera_fig served_min) dB, median $(camera_fig served_median) dB"
   md ""
   # The files a preview served, alone: what the preview path gains where it
   # applies (no target; the row above counts every file that carries one).
@@ -1133,6 +1133,7 @@ for it in json.load(open(sys.argv[1]))["items"]:
   verdict "camera-preview: PSNR vs Lanczos3 of full decode, worst (dB)" "$(camera_fig preview_min)" ge 25
   verdict "camera-preview: PSNR, median (dB)" "$(camera_fig preview_median)" ge 28
   printf '  %-46s %10s\n' "  DC decode's PSNR, worst | median | best (dB)" "$(camera_fig dc_min) | $(camera_fig dc_median) | $(camera_fig dc_max)"
+  printf '  %-46s %10s\n' "  served alone: bytes read | PSNR worst | median" "$(camera_fig served_share) | $(camera_fig served_min) | $(camera_fig served_median)"
 
   # A camera card: thumbs --jobs 2 against Pillow (Pool(2)) and vipsthumbnail
   # (xargs -P2), the speed section's commands.

@@ -20,7 +20,8 @@ For every file:
 Prints one Markdown table row per file, then `key value` lines:
 files, served (read partly), bytes, bytes_read, share, and the minimum and
 median PSNR of each run (preview_min, preview_median, dc_min, dc_median,
-dc_max).
+dc_max); then the share read and the PSNR over the files a preview served
+alone (served_share, served_min, served_median).
 """
 import json
 import math
@@ -77,7 +78,8 @@ def main(argv):
     pre, dc = items(pre_out), items(dc_out)
     names = sorted(n for n in os.listdir(src) if n.lower().endswith(".jpg"))
     total = read = served = 0
-    pre_db, dc_db = [], []
+    served_total = served_read = 0
+    pre_db, dc_db, served_db = [], [], []
     print("| file | photo | bytes | read | share | preview served | PSNR dB | PSNR dB, previews removed (DC decode) |")
     print("|---|---|---:|---:|---:|---|---:|---:|")
     for name in names:
@@ -95,6 +97,10 @@ def main(argv):
         ref = reference(os.path.join(src, name), refdir, name, out["width"], out["height"])
         p = psnr(thumbnail(pre_out, it), ref)
         pre_db.append(p)
+        if r and r.get("partial"):
+            served_total += size
+            served_read += got
+            served_db.append(p)
         d = float("nan")
         if name in dc:
             d = psnr(thumbnail(dc_out, dc[name]), ref)
@@ -117,6 +123,9 @@ def main(argv):
         "dc_min": fmt(stat(min, dc_db)),
         "dc_median": fmt(stat(statistics.median, dc_db)),
         "dc_max": fmt(stat(max, dc_db)),
+        "served_share": f"{served_read / served_total:.4f}" if served_total else "n/a",
+        "served_min": fmt(stat(min, served_db)),
+        "served_median": fmt(stat(statistics.median, served_db)),
     }
     for k, v in figures.items():
         print(f"{k} {v}")
