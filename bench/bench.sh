@@ -4,7 +4,7 @@
 #   bash bench/bench.sh [all|SECTION]...
 #
 # Sections: speed progressive progdc quarter progmem srgb p3 rotated sizes placeholders
-# quality memory tiff list lists rerun heic video raw, and scale lookalikes listmem;
+# quality memory tiff list lists rerun heic video raw camera, and scale lookalikes listmem;
 # mergescale is scale's merge part alone (it also ends scale).
 # Default: all = every section but the last three (+ scale when BENCH_SCALE=1);
 # BENCH_SECTIONS=heic,video,raw names sections when the command line does not.
@@ -40,6 +40,10 @@
 #                repository): the heic section also times them at SIZE and
 #                BIG px (heic-real, heic-real-big) []
 #   QUARTER_N    photos at 2000x1500 in the quarter section [30]
+#   CAMERA_MIRRORS  git copies the camera section fetches its files from
+#                before it tries GitHub [/work/.mirror]
+#   CAMERA_COPIES  copies of each preview-carrying camera file in the camera
+#                section's timed corpus [10]
 # Work files and caches live in bench-out/ (git-ignored); corpora are kept.
 # Results: bench-out/bench-last.txt (the console), results.md (the Markdown
 # tables and the verdicts), results.json (every figure).
@@ -82,7 +86,7 @@ pick_python() {
 pick_python || true
 TOOL=("$PY" "$BENCH/benchtool.py")
 
-ALL_SECTIONS=(speed progressive progdc quarter progmem srgb p3 rotated sizes placeholders quality memory tiff list lists rerun heic video raw)
+ALL_SECTIONS=(speed progressive progdc quarter progmem srgb p3 rotated sizes placeholders quality memory tiff list lists rerun heic video raw camera)
 usage() {
   echo "usage: bash bench/bench.sh [all|${ALL_SECTIONS[*]// /|}|scale]..." >&2
   exit 2
@@ -448,7 +452,7 @@ speed_cmd_floor() {
 speed_label() {
   case $1 in
   thumbs) [[ -n $SP_THUMBS_OPTS ]] && echo "thumbs $SP_THUMBS_OPTS" || echo "thumbs (--jobs default = $NPROC)" ;;
-  thumbs_ref) echo "thumbs, the same photos untagged" ;;
+  thumbs_ref) echo "${SP_REF_LABEL:-thumbs, the same photos untagged}" ;;
   before) echo "before: $(speed_label "${SP_BEFORE_OF:-thumbs}") with ${THUMBS_BEFORE_BIN##*/.build/}" ;;
   thumbs_two) echo "thumbs --size $SIZE --size $BIG" ;;
   thumbs_big) echo "thumbs --size $BIG alone" ;;
@@ -991,6 +995,161 @@ section_raw() {
   "$PY" -c 'import numpy, PIL' 2>/dev/null || { say "  raw: python3 with numpy and Pillow missing: section skipped"; verdict "raw: thumbs / dcraw" n/a ge 20; return 0; }
   archive_section raw raw "$RAW_N" dng dcraw 20 \
     "$RAW_N DNGs 4000x3000 (benchtool.py dng: 12-bit RGGB raw, lossless JPEG; a full-size JPEG preview; a 256 px IFD0 preview; every fourth orientation 6) -> ${SIZE} px, two at a time"
+}
+
+# ---------------------------------------------------------------- camera JPEGs
+
+# Issue 35, section 3, for camera JPEGs: real cameras' and phones' files (the
+# lists bench/camera-previews.txt and bench/camera-folder.txt, public test
+# images fetched by bench/fetch_camera_previews.sh into bench-out/, never into
+# git). CAM_PREVIEW: the files that carry a preview covering the box (the
+# list's `yes` lines); CAM_STRIPPED: the same files with every preview removed
+# by exiftool (PreviewImage, ThumbnailImage, the MPF images), the same scan
+# data: their thumbnails are the photos' own DC decode; CAM_FOLDER: a camera
+# card's worth of files, with and without previews. Status 1, with a line,
+# when the files cannot be had (offline, no git copy).
+CAM_PREVIEW=$OUT/corpus-camera-preview CAM_STRIPPED=$OUT/corpus-camera-stripped CAM_FOLDER=$OUT/corpus-camera-folder
+ensure_camera() {
+  local log=$OUT/camera-fetch.log names=$OUT/camera-preview.names n f
+  if ! bash "$BENCH/fetch_camera_previews.sh" "$CAM_PREVIEW" "$BENCH/camera-previews.txt" yes >"$names" 2>"$log" ||
+    ! bash "$BENCH/fetch_camera_previews.sh" "$CAM_FOLDER" "$BENCH/camera-folder.txt" >/dev/null 2>>"$log"; then
+    say "  camera: the camera files could not be had (offline? see bench-out/camera-fetch.log):"
+    grep -v '^fetched' "$log" | sed -n '1,3s/^/      | /p'
+    return 1
+  fi
+  # only the listed files: a name dropped from a list leaves the corpus
+  for f in "$CAM_PREVIEW"/*.jpg; do grep -qxF "${f##*/}" "$names" || rm -f "$f"; done
+  mkdir -p "$CAM_STRIPPED"
+  while read -r n; do
+    [[ -s $CAM_STRIPPED/$n && $CAM_STRIPPED/$n -nt $CAM_PREVIEW/$n ]] && continue
+    rm -f "$CAM_STRIPPED/$n"
+    exiftool -q -q -o "$CAM_STRIPPED/$n" -PreviewImage= -ThumbnailImage= -MPF:all= -trailer:all= "$CAM_PREVIEW/$n" ||
+      { say "  camera: exiftool could not remove the previews of $n"; return 1; }
+  done <"$names"
+  for f in "$CAM_STRIPPED"/*.jpg; do grep -qxF "${f##*/}" "$names" || rm -f "$f"; done
+}
+
+# camera_cpu_ratio KEY : CPU ms per image of the stripped copies over thumbs'.
+camera_cpu_ratio() {
+  local r="n/a"
+  is_num "${CPUMS[thumbs]}" && is_num "${CPUMS[thumbs_ref]}" && r=$(calc "${CPUMS[thumbs_ref]} / ${CPUMS[thumbs]}")
+  record "$1" cpu_dc_over_preview "$r"
+  echo "$r"
+}
+
+# camera_copies DIR C : print DIR-xC, a folder of C copies of each JPEG of
+# DIR (NAME_cKK.jpg: the file, then a newline and a tag of KK + 1 zeros: no
+# two copies have the same size, so thumbs does not take them for
+# duplicates). Made again when DIR's files change.
+CAMERA_COPIES=${CAMERA_COPIES:-10}
+camera_copies() {
+  local src=$1 c=$2 dst=$1-x$2 stamp f k
+  stamp=$(cd "$src" && ls -l -- *.jpg | cksum)
+  if [[ ! -f $dst/.complete || $(cat "$dst/.complete") != "$stamp" ]]; then
+    rm -rf "$dst"; mkdir -p "$dst"
+    for f in "$src"/*.jpg; do
+      for ((k = 0; k < c; k++)); do
+        { cat "$f"; printf '\nthumbs-bench-copy-%0*d\n' $((k + 1)) 0; } >"$dst/$(printf '%s_c%02d.jpg' "$(basename "$f" .jpg)" "$k")"
+      done
+    done
+    echo "$stamp" >"$dst/.complete"
+  fi
+  echo "$dst"
+}
+
+section_camera() {
+  local v
+  if ! need_cmds camera exiftool:libimage-exiftool-perl || ! ensure_camera; then
+    for v in "camera-preview: CPU per image, DC / preview|ge|5" "camera-preview: bytes read / file bytes|le|0.20" \
+      "camera-preview: PSNR vs Lanczos3 of full decode, worst (dB)|ge|25" "camera-preview: PSNR, median (dB)|ge|28" \
+      "camera-folder: thumbs / pillow|ge|2" "camera-folder: thumbs peak RSS at --jobs 2 (MiB)|le|120"; do
+      IFS='|' read -r a b c <<<"$v"; verdict "$a" n/a "$b" "$c"
+    done
+    return 0
+  fi
+  local n m ratio share q d=$OUT/camera-preview c=$CAMERA_COPIES t
+  n=$(count_jpegs "$CAM_PREVIEW") m=$(count_jpegs "$CAM_FOLDER")
+  # Bytes read and PSNR per file: one untimed run of thumbs over the files and
+  # one over their stripped copies (JPEG Q80, the product's output), against
+  # a Lanczos3 resize of the full decode.
+  q=$OUT/camera-preview.quality
+  : >"$q"
+  if have_thumbs; then
+    for t in preview stripped; do
+      "$THUMBS" run "$([[ $t == preview ]] && echo "$CAM_PREVIEW" || echo "$CAM_STRIPPED")" --out "$d-quality/$t" --size "$SIZE" \
+        $(thumbs_common) >"$d-quality.$t.log" 2>&1 || { say "  thumbs failed on the $t files"; show_log_tail "$d-quality.$t.log"; }
+    done
+    say "  thumbs decoded by: $("${TOOL[@]}" decoders "$d-quality/preview"); previews removed: $("${TOOL[@]}" decoders "$d-quality/stripped")"
+    if "$PY" "$BENCH/camera_quality.py" "$CAM_PREVIEW" "$d-quality/preview" "$d-quality/stripped" "$OUT/camera-refs" >"$q" 2>"$q.err"; then
+      md_title camera-preview-files "$n camera JPEGs that carry a covering preview: bytes read and PSNR per file"
+      md ""
+      grep '^|' "$q" | while IFS= read -r line; do md "$line"; done
+    else
+      say "  camera_quality.py failed"; show_log_tail "$q.err"; : >"$q"
+    fi
+  fi
+  camera_fig() { local v; v=$(awk -v k="$1" '$1 == k {print $2}' "$q"); echo "${v:-n/a}"; }
+  share=$(camera_fig share)
+  for v in files served bytes bytes_read share preview_min preview_median dc_min dc_median dc_max served_share served_min served_median; do record camera-preview "$v" "$(camera_fig $v)"; done
+  # The files a preview served (the manifest's partial reads).
+  local names=()
+  [[ -f $d-quality/preview/manifest.json ]] && mapfile -t names < <("$PY" -c 'import json, os, sys
+for it in json.load(open(sys.argv[1]))["items"]:
+    if (it.get("read") or {}).get("partial"): print(os.path.basename(it["source"]))' "$d-quality/preview/manifest.json")
+  rm -rf "$d-quality"
+  # Timed: CAMERA_COPIES copies of each file (distinct trailing bytes of
+  # distinct lengths, so that no two are duplicates), so that thumbs' process
+  # start is spread as over a card's hundreds of files.
+  local pre=$CAM_PREVIEW ref=$CAM_STRIPPED each=""
+  if ((c > 1)); then
+    pre=$(camera_copies "$CAM_PREVIEW" "$c") ref=$(camera_copies "$CAM_STRIPPED" "$c") each=", each file $c times (distinct bytes after its EOI)"
+  fi
+  SP_REF=$ref SP_REF_LABEL="thumbs, the same files with their previews removed (the photo's DC decode)"
+  speed_section camera-preview "$n real camera and phone JPEGs (2-13 MP) that carry a preview covering ${SIZE} px (maker note, MPF, Exif thumbnail; bench/camera-previews.txt)$each, vs the same with the previews removed (exiftool) -> ${SIZE} px" \
+    "$pre" "$((n * c))" thumbs thumbs_ref
+  ratio=$(camera_cpu_ratio camera-preview)
+  rm -rf "$d"/out-*
+  md "CPU per image with the previews removed / as the cameras wrote them: **$ratio** (target >= 5); served from a preview: $(camera_fig served) of $(camera_fig files); bytes read: $(camera_fig bytes_read) of $(camera_fig bytes) (**$share**, target <= 0.20); PSNR against a Lanczos3 resize of the full decode, thumbs as run: worst **$(camera_fig preview_min)** dB (target >= 25), median **$(camera_fig preview_median)** dB (target >= 28); thumbs' thumbnails of the photos' own decode (previews removed): $(camera_fig dc_min)-$(camera_fig dc_max) dB, median $(camera_fig dc_median); the files a preview served, alone: bytes read $(camera_fig served_share), PSNR worst $(camera_fig served_min) dB, median $(camera_fig served_median) dB"
+  md ""
+  # The files a preview served, alone: what the preview path gains where it
+  # applies (no target; the row above counts every file that carries one).
+  local served=$OUT/corpus-camera-served served_ref=$OUT/corpus-camera-served-stripped k=${#names[@]} f x
+  local sratio="n/a"
+  if ((k > 0 && k < n)); then
+    rm -rf "$served" "$served_ref"; mkdir -p "$served" "$served_ref"
+    for f in "${names[@]}"; do
+      for x in "$pre/${f%.jpg}"{,_c[0-9][0-9]}.jpg; do [[ -f $x ]] && ln "$x" "$served/${x##*/}" && ln "$ref/${x##*/}" "$served_ref/${x##*/}"; done
+    done
+    SP_REF=$served_ref
+    speed_section camera-preview-served "the $k of those $n files a preview served$each, vs the same with the previews removed -> ${SIZE} px (no target)" \
+      "$served" "$((k * c))" thumbs thumbs_ref
+    sratio=$(camera_cpu_ratio camera-preview-served)
+    rm -rf "$OUT/camera-preview-served"/out-* "$served" "$served_ref"
+  fi
+  SP_REF="" SP_REF_LABEL=""
+  verdict "camera-preview: CPU per image, DC / preview" "$ratio" ge 5
+  printf '  %-46s %10s\n' "  the $k files a preview served, alone (no target)" "$sratio"
+  verdict "camera-preview: bytes read / file bytes" "$share" le 0.20
+  verdict "camera-preview: PSNR vs Lanczos3 of full decode, worst (dB)" "$(camera_fig preview_min)" ge 25
+  verdict "camera-preview: PSNR, median (dB)" "$(camera_fig preview_median)" ge 28
+  printf '  %-46s %10s\n' "  DC decode's PSNR, worst | median | best (dB)" "$(camera_fig dc_min) | $(camera_fig dc_median) | $(camera_fig dc_max)"
+  printf '  %-46s %10s\n' "  served alone: bytes read | PSNR worst | median" "$(camera_fig served_share) | $(camera_fig served_min) | $(camera_fig served_median)"
+
+  # A camera card: thumbs --jobs 2 against Pillow (Pool(2)) and vipsthumbnail
+  # (xargs -P2), the speed section's commands.
+  local SP_PAR=$ARCH_JOBS SP_THUMBS_OPTS="--jobs $ARCH_JOBS" decoders pr="n/a" cr="n/a"
+  speed_section camera-folder "$m real camera and phone JPEGs of $m models (bench/camera-folder.txt: 1-18 MP, with and without previews, as the cameras wrote them) -> ${SIZE} px" \
+    "$CAM_FOLDER" "$m" thumbs pillow vipsthumbnail
+  decoders=$(have_thumbs && "${TOOL[@]}" decoders "$OUT/camera-folder/out-thumbs" || echo n/a)
+  is_num "${SEC[thumbs]}" && is_num "${SEC[pillow]}" && pr=$(calc "${SEC[pillow]} / ${SEC[thumbs]}")
+  is_num "${CPUMS[thumbs]}" && is_num "${CPUMS[pillow]}" && cr=$(calc "${CPUMS[pillow]} / ${CPUMS[thumbs]}")
+  md "thumbs / Pillow: **$pr** (images/s; target >= 2); CPU ms per image: thumbs ${CPUMS[thumbs]}, Pillow ${CPUMS[pillow]} (Pillow / thumbs $cr); thumbs peak RSS at --jobs $ARCH_JOBS: ${RSS[thumbs]} MiB (target <= 120); thumbs decoded by: $decoders"
+  md ""
+  record camera-folder thumbs_over_pillow "$pr"; record camera-folder cpu_pillow_over_thumbs "$cr"; record camera-folder thumbs.decoders "$decoders"
+  rm -rf "$OUT/camera-folder"/out-*
+  verdict "camera-folder: thumbs / pillow" "$pr" ge 2
+  printf '  %-46s %10s\n' "  CPU ms/image thumbs | pillow" "${CPUMS[thumbs]} | ${CPUMS[pillow]}"
+  verdict "camera-folder: thumbs peak RSS at --jobs $ARCH_JOBS (MiB)" "${RSS[thumbs]}" le 120
 }
 
 # ---------------------------------------------------------------- quality
@@ -1863,7 +2022,7 @@ SECTIONS=()
 for a in "$@"; do
   case $a in
   all) SECTIONS+=("${ALL_SECTIONS[@]}"); [[ ${BENCH_SCALE:-0} == 1 ]] && SECTIONS+=(scale) ;;
-  speed | progressive | progdc | quarter | progmem | srgb | p3 | rotated | sizes | placeholders | quality | memory | tiff | list | lists | rerun | scale | lookalikes | listmem | heic | video | raw) SECTIONS+=("$a") ;;
+  speed | progressive | progdc | quarter | progmem | srgb | p3 | rotated | sizes | placeholders | quality | memory | tiff | list | lists | rerun | scale | lookalikes | listmem | heic | video | raw | camera) SECTIONS+=("$a") ;;
   mergescale) SECTIONS+=(merge_scale) ;;
   -h | --help) usage ;;
   *) echo "unknown section: $a" >&2; usage ;;
