@@ -374,25 +374,41 @@ static int starts_with(const char *s, const char *prefix) {
     return 1;
 }
 
+/* A picture named by two tags of one directory: its start (from the
+ * structure's base) and its length. */
+typedef struct {
+    uint32_t start_tag, length_tag;
+    uint32_t start, length;
+    int have_start, have_length;
+} span_tags;
+
+/* Takes the entry's value when it is the span's start or length tag: 1
+ * when it was one of the two (read or not), 0 for any other tag. */
+static int read_span_tag(const context *c, const tiff *t, const entry *e, span_tags *span) {
+    if (e->tag == span->start_tag)
+        span->have_start = entry_value(c, t, e, 0, &span->start);
+    else if (e->tag == span->length_tag)
+        span->have_length = entry_value(c, t, e, 0, &span->length);
+    else
+        return 0;
+    return 1;
+}
+
 /* The JPEG a directory names by two tags, its start (from t->base) and
  * its length, added as a picture of `kind` when both are there: the Exif
  * IFD1 thumbnail and the Nikon and Pentax previews are written this way. */
 static void add_directory_jpeg(context *c, const tiff *t, uint64_t directory, uint32_t start_tag,
                                uint32_t length_tag, int kind, int maker) {
-    uint32_t start = 0, length = 0;
-    int have_start = 0, have_length = 0;
+    span_tags span = { .start_tag = start_tag, .length_tag = length_tag };
     int count = directory_count(c, t, directory);
     for (int i = 0; i < count; i++) {
         entry e;
         if (!read_entry(c, t, directory, i, &e))
             break;
-        if (e.tag == start_tag)
-            have_start = entry_value(c, t, &e, 0, &start);
-        else if (e.tag == length_tag)
-            have_length = entry_value(c, t, &e, 0, &length);
+        read_span_tag(c, t, &e, &span);
     }
-    if (have_start && have_length)
-        add_picture(c, t->base + start, length, kind, maker, 0, 0, 0, 0, 0);
+    if (span.have_start && span.have_length)
+        add_picture(c, t->base + span.start, span.length, kind, maker, 0, 0, 0, 0, 0);
 }
 
 /* Nikon type 3: "Nikon\0", version 2.x, 2 bytes, then a TIFF header from
@@ -446,8 +462,8 @@ static void olympus_directory(context *c, const tiff *t, uint64_t directory, uin
                               uint32_t length_tag, int settings) {
     if (!visit(c, directory))
         return;
-    uint32_t valid = 1, start = 0, length = 0;
-    int have_start = 0, have_length = 0;
+    uint32_t valid = 1;
+    span_tags span = { .start_tag = start_tag, .length_tag = length_tag };
     int count = directory_count(c, t, directory);
     for (int i = 0; i < count; i++) {
         entry e;
@@ -455,10 +471,8 @@ static void olympus_directory(context *c, const tiff *t, uint64_t directory, uin
             break;
         if (e.tag == valid_tag)
             entry_value(c, t, &e, 0, &valid);
-        else if (e.tag == start_tag)
-            have_start = entry_value(c, t, &e, 0, &start);
-        else if (e.tag == length_tag)
-            have_length = entry_value(c, t, &e, 0, &length);
+        else if (read_span_tag(c, t, &e, &span))
+            continue;
         else if (settings && e.tag == TAG_OLYMPUS_CAMERA_SETTINGS) {
             uint32_t sub;
             if ((e.type == TYPE_IFD || e.type == TYPE_LONG) && entry_value(c, t, &e, 0, &sub))
@@ -469,8 +483,8 @@ static void olympus_directory(context *c, const tiff *t, uint64_t directory, uin
                                   TAG_OLYMPUS_PREVIEW_LENGTH, 0);
         }
     }
-    if (valid && have_start && have_length && length > 0)
-        add_picture(c, t->base + start, length, SHIM_EP_MAKER_NOTE, SHIM_EP_MAKER_OLYMPUS, 0, 0, 0, 0, 0);
+    if (valid && span.have_start && span.have_length && span.length > 0)
+        add_picture(c, t->base + span.start, span.length, SHIM_EP_MAKER_NOTE, SHIM_EP_MAKER_OLYMPUS, 0, 0, 0, 0, 0);
 }
 
 /* Olympus: "OLYMPUS\0" and a byte order (directory at +12), or "OM
