@@ -21,13 +21,7 @@
 #                                 each payload in an allocation of its own
 #   fuzz/build.sh marker-cover    replays that corpus, prints their coverage
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
-out=$here/out
-mkdir -p "$out"
-bin=$(dirname "$(command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)")
-cc=$bin/clang; [[ -x $cc ]] || cc=clang
-shim=$root/Sources/CVipsShim
+source "$(dirname "${BASH_SOURCE[0]}")/toolchain.sh"
 srcs="$shim/jpeg_scan.c $shim/jpeg_exif.c $shim/jpeg_dc.c $shim/jpeg_prog.c $shim/jpeg_direct.c $shim/resample.c"
 marker_srcs="$shim/jpeg_scan.c $shim/jpeg_exif.c $shim/icc_fast.c"
 flags="-g -I$shim/include $(pkg-config --cflags vips)"

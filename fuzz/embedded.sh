@@ -15,13 +15,7 @@
 # Tests/Fixtures/previews, and fuzz/embedded-crashes (reproducers of what
 # the fuzzer found, kept).
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
-out=$here/out
-mkdir -p "$out"
-bin=$(dirname "$(command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)")
-cc=$bin/clang; [[ -x $cc ]] || cc=clang
-shim=$root/Sources/CVipsShim
+source "$(dirname "${BASH_SOURCE[0]}")/toolchain.sh"
 srcs="$shim/embedded_pictures.c $shim/jpeg_exif.c"
 flags="-g -I$shim/include -I$shim -fuse-ld=lld"
 

@@ -2,7 +2,7 @@
 """Off CI. Writes the seeds of embedded_fuzzer.c into the folder named (one
 small crafted file per structure embedded_pictures.c reads): a JPEG with an
 Exif IFD1 thumbnail and a maker note of each layout (Nikon type 3, Pentax
-AOC, Olympus), one with an MPF index and its secondary image, one with XMP,
+AOC, Olympus, Sony Ericsson), one with an MPF index and its secondary image, one with XMP,
 and TIFF RAWs (strips, SubIFD JpgFromRaw, an Exif IFD with a Nikon note).
 
     fuzz/make_embedded_seeds.py fuzz/out/embedded-seeds
@@ -134,6 +134,20 @@ def olympus_note(at):
     return bytes(body)
 
 
+def semc_note(at):
+    preview = tiny_jpeg(40, 30)
+    # "SEMC MS\0", four zero bytes, a big-endian TIFF header (offsets from
+    # it), the directory 8 bytes past it; the preview 64 bytes past it.
+    ifd = IFD(True).add(0x0201, 4, 1, 64).add(0x0202, 4, 1, len(preview))
+    body = bytearray(12 + 64 + len(preview))
+    body[0:12] = b'SEMC MS\0\0\0\0\0'
+    body[12:20] = tiff_header(True, 8)
+    packed = ifd.pack(8)
+    body[20:20 + len(packed)] = packed
+    body[76:] = preview
+    return bytes(body)
+
+
 def mpf_jpeg():
     main = tiny_jpeg(64, 48)
     second = tiny_jpeg(32, 24)
@@ -187,7 +201,9 @@ def main():
         'nikon.jpg': exif_jpeg('NIKON CORPORATION', nikon_note),
         'pentax.jpg': exif_jpeg('PENTAX Corporation', pentax_note, big=True),
         'olympus.jpg': exif_jpeg('OLYMPUS IMAGING CORP.', olympus_note),
+        'sony-ericsson.jpg': exif_jpeg('Sony Ericsson', semc_note),
         'wrong-maker.jpg': exif_jpeg('Canon', nikon_note),
+        'wrong-maker-semc.jpg': exif_jpeg('SONY', semc_note),
         'mpf.jpg': mpf_jpeg(),
         'xmp.jpg': xmp_jpeg(),
         'raw-ii.tif': raw_tiff(False),

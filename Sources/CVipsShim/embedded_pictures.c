@@ -14,9 +14,17 @@
  *   length, 0x0004 start, from the Exif header; "PENTAX \0": from the note),
  *   Olympus (0x1036 start and 0x1037 length in the note's directory, or
  *   0x0101 and 0x0102 in its CameraSettings, 0x2020; from the note for
- *   "OLYMPUS\0" and "OM SYSTEM", from the Exif header for "OLYMP\0"). Canon, Sony, Fujifilm and Panasonic
- *   JPEGs carry theirs as MPF images. A maker note is read only when the
- *   file's Make names the same maker as the note's header.
+ *   "OLYMPUS\0" and "OM SYSTEM", from the Exif header for "OLYMP\0"),
+ *   Sony Ericsson ("SEMC MS\0": a TIFF header at +12 from which the note's
+ *   offsets count, the directory at +20; 0x0201 start, 0x0202 length).
+ *   Canon, Sony, Fujifilm and Panasonic cameras' JPEGs carry their
+ *   previews as MPF images: exiftool finds no maker-note preview in
+ *   Canon's or Fujifilm's, and Sony's 0x2001 (Alpha and NEX bodies up to
+ *   the ILCE-7R) is a copy inside the MPF image behind a 32-byte header,
+ *   its SOI's 0xFF written as 0x00, so not read (the DSLR-A200 to A900,
+ *   which write no MPF, have only that copy; no file of theirs was at
+ *   hand to check it against). A maker note is read only when the file's
+ *   Make names the same maker as the note's header.
  * A TIFF RAW's pictures are every IFD and SubIFD image (strips), each
  * JPEGInterchangeFormat, Panasonic's 0x002E, and the maker note's preview.
  * Given the file's first bytes only, a RAW is listed as far as they reach,
@@ -64,6 +72,7 @@ enum {
     TAG_OLYMPUS_PREVIEW_VALID = 0x0100, TAG_OLYMPUS_PREVIEW_START = 0x0101, TAG_OLYMPUS_PREVIEW_LENGTH = 0x0102,
     TAG_OLYMPUS_OLD_PREVIEW_VALID = 0x1035, TAG_OLYMPUS_OLD_PREVIEW_START = 0x1036,
     TAG_OLYMPUS_OLD_PREVIEW_LENGTH = 0x1037,
+    TAG_SEMC_PREVIEW_START = 0x0201, TAG_SEMC_PREVIEW_LENGTH = 0x0202,
 };
 
 /* An MPF entry: attribute (4: flags, format, type code), size (4), offset
@@ -374,25 +383,42 @@ static int starts_with(const char *s, const char *prefix) {
     return 1;
 }
 
+/* A picture named by two tags of one directory: its start (from the
+ * structure's base) and its length. */
+typedef struct {
+    uint32_t start_tag, length_tag;
+    uint32_t start, length;
+    int have_start, have_length;
+} span_tags;
+
+/* Takes the entry's value when it is the span's start or length tag: 1
+ * when it was one of the two (read or not), 0 for any other tag. */
+static int read_span_tag(const context *c, const tiff *t, const entry *e, span_tags *span) {
+    if (e->tag == span->start_tag)
+        span->have_start = entry_value(c, t, e, 0, &span->start);
+    else if (e->tag == span->length_tag)
+        span->have_length = entry_value(c, t, e, 0, &span->length);
+    else
+        return 0;
+    return 1;
+}
+
 /* The JPEG a directory names by two tags, its start (from t->base) and
  * its length, added as a picture of `kind` when both are there: the Exif
- * IFD1 thumbnail and the Nikon and Pentax previews are written this way. */
+ * IFD1 thumbnail and the Nikon, Pentax and Sony Ericsson previews are
+ * written this way. */
 static void add_directory_jpeg(context *c, const tiff *t, uint64_t directory, uint32_t start_tag,
                                uint32_t length_tag, int kind, int maker) {
-    uint32_t start = 0, length = 0;
-    int have_start = 0, have_length = 0;
+    span_tags span = { .start_tag = start_tag, .length_tag = length_tag };
     int count = directory_count(c, t, directory);
     for (int i = 0; i < count; i++) {
         entry e;
         if (!read_entry(c, t, directory, i, &e))
             break;
-        if (e.tag == start_tag)
-            have_start = entry_value(c, t, &e, 0, &start);
-        else if (e.tag == length_tag)
-            have_length = entry_value(c, t, &e, 0, &length);
+        read_span_tag(c, t, &e, &span);
     }
-    if (have_start && have_length)
-        add_picture(c, t->base + start, length, kind, maker, 0, 0, 0, 0, 0);
+    if (span.have_start && span.have_length)
+        add_picture(c, t->base + span.start, span.length, kind, maker, 0, 0, 0, 0, 0);
 }
 
 /* Nikon type 3: "Nikon\0", version 2.x, 2 bytes, then a TIFF header from
@@ -446,8 +472,8 @@ static void olympus_directory(context *c, const tiff *t, uint64_t directory, uin
                               uint32_t length_tag, int settings) {
     if (!visit(c, directory))
         return;
-    uint32_t valid = 1, start = 0, length = 0;
-    int have_start = 0, have_length = 0;
+    uint32_t valid = 1;
+    span_tags span = { .start_tag = start_tag, .length_tag = length_tag };
     int count = directory_count(c, t, directory);
     for (int i = 0; i < count; i++) {
         entry e;
@@ -455,10 +481,8 @@ static void olympus_directory(context *c, const tiff *t, uint64_t directory, uin
             break;
         if (e.tag == valid_tag)
             entry_value(c, t, &e, 0, &valid);
-        else if (e.tag == start_tag)
-            have_start = entry_value(c, t, &e, 0, &start);
-        else if (e.tag == length_tag)
-            have_length = entry_value(c, t, &e, 0, &length);
+        else if (read_span_tag(c, t, &e, &span))
+            continue;
         else if (settings && e.tag == TAG_OLYMPUS_CAMERA_SETTINGS) {
             uint32_t sub;
             if ((e.type == TYPE_IFD || e.type == TYPE_LONG) && entry_value(c, t, &e, 0, &sub))
@@ -469,8 +493,8 @@ static void olympus_directory(context *c, const tiff *t, uint64_t directory, uin
                                   TAG_OLYMPUS_PREVIEW_LENGTH, 0);
         }
     }
-    if (valid && have_start && have_length && length > 0)
-        add_picture(c, t->base + start, length, SHIM_EP_MAKER_NOTE, SHIM_EP_MAKER_OLYMPUS, 0, 0, 0, 0, 0);
+    if (valid && span.have_start && span.have_length && span.length > 0)
+        add_picture(c, t->base + span.start, span.length, SHIM_EP_MAKER_NOTE, SHIM_EP_MAKER_OLYMPUS, 0, 0, 0, 0, 0);
 }
 
 /* Olympus: "OLYMPUS\0" and a byte order (directory at +12), or "OM
@@ -497,6 +521,22 @@ static void olympus_note(context *c, const tiff *exif, uint64_t note, uint64_t s
                       TAG_OLYMPUS_OLD_PREVIEW_LENGTH, 1);
 }
 
+/* Sony Ericsson: "SEMC MS\0", four zero bytes, then a TIFF header (its
+ * byte order; offsets count from it) and, 8 bytes past it, the directory,
+ * where exiftool reads it whatever the header's first-IFD offset says.
+ * 0x0201 start, 0x0202 length: a 320 x 240 JPEG on the phones seen (a
+ * C905c); a U10i's is an ETC1 texture ("PKM 10"), listed as no JPEG. */
+static void semc_note(context *c, const tiff *exif, uint64_t note, uint64_t size) {
+    if (size < 20 + 2)
+        return;
+    tiff t = { .base = note + 12, .lo = note + 12, .hi = exif->hi };
+    uint32_t first;
+    if (!tiff_header(c, &t, t.base, &first) || !visit(c, t.base + TIFF_HEADER))
+        return;
+    add_directory_jpeg(c, &t, t.base + TIFF_HEADER, TAG_SEMC_PREVIEW_START, TAG_SEMC_PREVIEW_LENGTH,
+                       SHIM_EP_MAKER_NOTE, SHIM_EP_MAKER_SONY_ERICSSON);
+}
+
 /* The maker note at [note, note + size) of an Exif structure, read in the
  * layout its header names when the file's Make names the same maker. */
 static void maker_note(context *c, const tiff *exif, uint64_t note, uint64_t size) {
@@ -520,6 +560,9 @@ static void maker_note(context *c, const tiff *exif, uint64_t note, uint64_t siz
             olympus_note(c, exif, note, size, note + 8, note + 12, 1);
         else
             olympus_note(c, exif, note, size, 0, note + 8, 0);
+    } else if (memcmp(p, "SEMC MS\0", 8) == 0) {
+        if (starts_with(make, "Sony Ericsson"))
+            semc_note(c, exif, note, size);
     }
 }
 

@@ -43,6 +43,9 @@ enum {
     SHIM_EP_MAKER_NIKON = 1,
     SHIM_EP_MAKER_PENTAX = 2,
     SHIM_EP_MAKER_OLYMPUS = 3,
+    /// Sony Ericsson's phones ("SEMC MS"). Sony's own cameras, Canon's and
+    /// Fujifilm's carry their previews as MPF images, not in the note.
+    SHIM_EP_MAKER_SONY_ERICSSON = 4,
 };
 
 /// A picture's flags.

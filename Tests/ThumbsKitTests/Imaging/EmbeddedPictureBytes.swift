@@ -151,6 +151,26 @@ enum EmbeddedPictureBytes {
     /// Where `nikonNote`'s preview lies in `exifJPEG`'s file.
     static let nikonPreviewOffset = tiffStart + makerNoteOffset + 10 + 128
 
+    /// A Sony Ericsson maker note: "SEMC MS\0", four zero bytes, a TIFF
+    /// header (`byteOrder`, from which its offsets count), the directory 8
+    /// bytes past it naming a preview at `start` (default: `preview`, a
+    /// 40 x 30 frame, 64 bytes past the header) of `length` bytes.
+    static func semcNote(
+        preview: [UInt8] = tinyJPEG(width: 40, height: 30), start: UInt32 = 64, length: UInt32? = nil,
+        byteOrder: String = "MM"
+    ) -> [UInt8] {
+        var directory = Directory(bigEndian: byteOrder == "MM")
+        directory.add(0x0201, 4, 1, start)
+        directory.add(0x0202, 4, 1, length ?? UInt32(preview.count))
+        var body = Array(byteOrder.utf8) + tiffHeader(bigEndian: byteOrder == "MM", first: 8).dropFirst(2)
+        place(directory.packed(at: 8), at: 8, in: &body)
+        place(preview, at: 64, in: &body)
+        return Array("SEMC MS".utf8) + [0, 0, 0, 0, 0] + body
+    }
+
+    /// Where `semcNote`'s preview lies in `exifJPEG`'s file.
+    static let semcPreviewOffset = tiffStart + makerNoteOffset + 12 + 64
+
     /// One MPF entry: type code, size, offset from the MPF header.
     struct MPEntry {
         var type: UInt32

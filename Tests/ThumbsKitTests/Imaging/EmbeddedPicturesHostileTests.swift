@@ -4,8 +4,9 @@ import XCTest
 
 /// Hostile files for the embedded-picture parser (issue 35, §4): offsets
 /// and lengths outside the file or overlapping, an MPF index that loops or
-/// names 10,000 images, a maker note that claims another camera's, a
-/// preview that is not a JPEG or is truncated, TIFF directories that loop.
+/// names 10,000 images, a maker note (Nikon's, Sony Ericsson's) that claims
+/// another camera's, a preview that is not a JPEG or is truncated, TIFF
+/// directories that loop.
 /// Each parse runs against a guard page (EmbeddedPicturesTests.listing).
 final class EmbeddedPicturesHostileTests: XCTestCase {
     typealias B = EmbeddedPictureBytes
@@ -95,6 +96,64 @@ final class EmbeddedPicturesHostileTests: XCTestCase {
         }
     }
 
+    /// A Sony Ericsson note is read under a "Sony Ericsson" Make only: not
+    /// under Sony's own cameras', another maker's, or none.
+    func testSonyEricssonNoteUnderAnotherMakeIsNotTrusted() throws {
+        var facts = B.ExifFacts()
+        for (make, read) in [("SONY", false), ("Sony", false), ("Canon", false), ("", false), ("Sony Ericsson", true)] {
+            facts.make = make
+            let result = try listing(B.exifJPEG(facts, note: B.semcNote()))
+            XCTAssertEqual(result.pictures.contains { $0.kind == .makerNote }, read, make)
+        }
+    }
+
+    /// Sony Ericsson notes that name their preview outside the file, past
+    /// the 32-bit end, or over the Exif thumbnail, and one whose TIFF header
+    /// has no byte order: nothing outside the file is listed, the overlap
+    /// is flagged, the note without a byte order is not read.
+    func testSonyEricssonNoteOffsetsOutsideTheFileOrOverlapping() throws {
+        var facts = B.ExifFacts()
+        facts.make = "Sony Ericsson"
+        for (start, length) in [(UInt32(0x0100_0000), UInt32(35)), (0xFFFF_FFF0, 0x100), (64, 0xFFFF_FFFF)] {
+            let result = try listing(B.exifJPEG(facts, note: B.semcNote(start: start, length: length)))
+            XCTAssertNil(result.pictures.first { $0.kind == .makerNote }, "\(start) +\(length)")
+            XCTAssertEqual(result.refused, 1, "\(start) +\(length)")
+        }
+        // The note's header is 12 + 1536 into the TIFF structure; the
+        // thumbnail at 3072: 1524 past the note's header.
+        let overThumbnail = try listing(B.exifJPEG(facts, note: B.semcNote(start: UInt32(B.thumbnailOffset - B.makerNoteOffset - 12), length: 20)))
+        let preview = try XCTUnwrap(overThumbnail.pictures.first { $0.kind == .makerNote })
+        XCTAssertEqual(preview.range.lowerBound, B.tiffStart + B.thumbnailOffset)
+        XCTAssertTrue(preview.has(Int32(SHIM_EP_OVERLAPS)))
+        XCTAssertTrue(try XCTUnwrap(overThumbnail.pictures.first { $0.kind == .exifThumbnail }).has(Int32(SHIM_EP_OVERLAPS)))
+
+        var unordered = B.semcNote()  // big-endian throughout, but its header's "MM" made "XX"
+        unordered.replaceSubrange(12..<14, with: Array("XX".utf8))
+        let noOrder = try listing(B.exifJPEG(facts, note: unordered))
+        XCTAssertNil(noOrder.pictures.first { $0.kind == .makerNote })
+        XCTAssertEqual(noOrder.refused, 0)
+    }
+
+    /// A Sony Ericsson note cut short by the end of its APP1 segment (the
+    /// file ends there too, a guard page right after): at every length from
+    /// its 8-byte signature to the whole note, nothing is read past the
+    /// segment and no preview is listed, its bytes being past the file.
+    func testSonyEricssonNoteCutByItsSegmentsEnd() throws {
+        var facts = B.ExifFacts()
+        facts.make = "Sony Ericsson"
+        let whole = B.exifJPEG(facts, note: B.semcNote())
+        let note = B.tiffStart + B.makerNoteOffset
+        for kept in 8..<B.semcNote().count {
+            var bytes = Array(whole[..<(note + kept)])
+            let app1 = bytes.count - 4  // the APP1 (marker at 2) now ends with the bytes
+            bytes[4] = UInt8(app1 >> 8)
+            bytes[5] = UInt8(app1 & 0xFF)
+            let result = try listing(bytes)
+            XCTAssertNil(result.pictures.first { $0.kind == .makerNote }, "\(kept)")
+            for p in result.pictures { XCTAssertLessThanOrEqual(p.range.upperBound, bytes.count, "\(kept)") }
+        }
+    }
+
     /// A picture whose bytes are no JPEG, one cut before its EOI, one whose
     /// frame is not reached within it, one padded with zeros after its EOI.
     func testPreviewsThatAreNotJPEGsOrAreTruncated() throws {
@@ -132,9 +191,12 @@ final class EmbeddedPicturesHostileTests: XCTestCase {
     /// of the whole's size: nothing read past the bytes given (guard page),
     /// nothing listed outside the file.
     func testEveryCutOfCraftedStructures() throws {
+        var sonyEricsson = B.ExifFacts()
+        sonyEricsson.make = "Sony Ericsson"
         let files: [([UInt8], Bool)] = [
             (B.exifJPEG(note: B.nikonNote()), false),
             (B.exifJPEG(bigEndian: true, note: B.nikonNote()), false),
+            (B.exifJPEG(sonyEricsson, note: B.semcNote()), false),
             (B.mpfJPEG(pictures: [preview, preview]) { $0.map { B.MPEntry(type: 0x010002, length: 35, offset: $0) } }, false),
             (EmbeddedRawBytes.raw(bigEndian: false), true),
             (EmbeddedRawBytes.raw(bigEndian: true), true),

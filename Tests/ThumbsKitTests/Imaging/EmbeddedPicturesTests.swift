@@ -73,6 +73,38 @@ final class EmbeddedPicturesTests: XCTestCase {
         XCTAssertEqual(listing.edits, 0)
     }
 
+    /// A Sony Ericsson C905c's segments: its "SEMC MS" maker note's 320 x
+    /// 240 preview at 780 (+11909) and the 160 x 120 Exif thumbnail at 12714
+    /// (+5031), as exiftool finds them (PreviewImageStart, ThumbnailOffset).
+    func testSonyEricssonMakerNotePreview() throws {
+        let listing = try XCTUnwrap(Self.listing(try Self.fixture("sony-ericsson-c905c-head.jpg")))
+        XCTAssertTrue(listing.complete)
+        XCTAssertEqual(listing.make, "Sony Ericsson")
+        XCTAssertEqual([listing.width, listing.height], [3264, 2448])
+        let preview = try XCTUnwrap(picture(listing, .makerNote))
+        XCTAssertEqual(preview.range, 780..<780 + 11909)
+        XCTAssertEqual([preview.width, preview.height, preview.frameMarker, preview.components], [320, 240, 0xC0, 3])
+        XCTAssertEqual(preview.maker, Int32(SHIM_EP_MAKER_SONY_ERICSSON))
+        XCTAssertEqual(preview.flags, 0)
+        let thumbnail = try XCTUnwrap(picture(listing, .exifThumbnail))
+        XCTAssertEqual(thumbnail.range, 12714..<12714 + 5031)
+        XCTAssertEqual(listing.pictures.count, 2)
+    }
+
+    /// A Sony Ericsson U10i's: its maker note names a "preview" at 804
+    /// (+51856), as exiftool finds it, that is an ETC1 texture ("PKM 10"),
+    /// not a JPEG (exiftool: "PreviewImage is not a valid JPEG image").
+    func testSonyEricssonMakerNotePreviewThatIsNoJPEG() throws {
+        let listing = try XCTUnwrap(Self.listing(try Self.fixture("sony-ericsson-u10i-head.jpg")))
+        let preview = try XCTUnwrap(picture(listing, .makerNote))
+        XCTAssertEqual(preview.range, 804..<804 + 51856)
+        XCTAssertEqual(preview.maker, Int32(SHIM_EP_MAKER_SONY_ERICSSON))
+        XCTAssertTrue(preview.has(Int32(SHIM_EP_NOT_JPEG)))
+        XCTAssertEqual([preview.width, preview.height], [0, 0])
+        let thumbnail = try XCTUnwrap(picture(listing, .exifThumbnail))
+        XCTAssertEqual(thumbnail.range, 52684..<52684 + 7053)
+    }
+
     /// A Panasonic DMC-LX7's segments, from a file of 4,148,224 bytes: its
     /// MPF names a full-HD large thumbnail (type 0x010002) at 3428864
     /// (+718934), past the bytes given, so not yet probed. Told the file
@@ -106,7 +138,10 @@ final class EmbeddedPicturesTests: XCTestCase {
     /// Every prefix of each real header is read within its bytes (a guard
     /// page follows), and whatever it lists lies inside the file.
     func testEveryCutOfARealHeaderStaysInsideItsBytes() throws {
-        for name in ["nikon-d40-head.jpg", "pentax-istd-head.jpg", "panasonic-lx7-head.jpg", "iphone-gain-map.mpo"] {
+        for name in [
+            "nikon-d40-head.jpg", "pentax-istd-head.jpg", "panasonic-lx7-head.jpg", "iphone-gain-map.mpo",
+            "sony-ericsson-c905c-head.jpg", "sony-ericsson-u10i-head.jpg",
+        ] {
             let bytes = try Self.fixture(name)
             for cut in stride(from: 0, to: bytes.count, by: cutStep(bytes.count)) {
                 guard let listing = Self.listing(Array(bytes[..<cut]), fileSize: bytes.count) else { continue }
@@ -208,6 +243,20 @@ final class EmbeddedPicturesTests: XCTestCase {
             let thumbnail = try XCTUnwrap(picture(listing, .exifThumbnail))
             XCTAssertEqual(thumbnail.range.lowerBound, B.tiffStart + B.thumbnailOffset)
             XCTAssertEqual([thumbnail.width, thumbnail.height], [16, 12])
+        }
+    }
+
+    /// The Sony Ericsson note's preview (its offsets from the note's own
+    /// TIFF header) in either byte order of the note and of the Exif block.
+    func testCraftedSonyEricssonNote() throws {
+        var facts = B.ExifFacts()
+        facts.make = "Sony Ericsson"
+        for (bigEndian, order) in [(false, "MM"), (true, "II"), (false, "II"), (true, "MM")] {
+            let listing = try XCTUnwrap(Self.listing(B.exifJPEG(facts, bigEndian: bigEndian, note: B.semcNote(byteOrder: order))))
+            let preview = try XCTUnwrap(picture(listing, .makerNote), order)
+            XCTAssertEqual(preview.range, B.semcPreviewOffset..<B.semcPreviewOffset + 35, order)
+            XCTAssertEqual([preview.width, preview.height], [40, 30], order)
+            XCTAssertEqual(preview.maker, Int32(SHIM_EP_MAKER_SONY_ERICSSON))
         }
     }
 

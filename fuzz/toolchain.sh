@@ -1,0 +1,14 @@
+# Sourced, not run, by fuzz/build.sh and fuzz/embedded.sh: the folders and
+# the compiler both build with.
+#   here  this folder (fuzz/)        root  the package
+#   out   fuzz/out, made if missing  bin   the Swift toolchain's bin folder
+#   cc    the toolchain's clang (libFuzzer and the sanitizers come with it),
+#         else the clang on PATH
+#   shim  Sources/CVipsShim
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(dirname "$here")
+out=$here/out
+mkdir -p "$out"
+bin=$(dirname "$(command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)")
+cc=$bin/clang; [[ -x $cc ]] || cc=clang
+shim=$root/Sources/CVipsShim
