@@ -690,6 +690,22 @@ static int is_letter(char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= 'A' &&
  * "Version 1.3", "Firmware"), or is no word of four letters or more
  * ("1.01", "E5000v1.6", "HDR+ 1.0.57"). An unknown program's name is taken
  * as an editor's. */
+/* A phone's firmware build code: one word of capitals and digits with both
+ * (Samsung's G935LKLU1APL1, N900AUCUCNC2, I9100XWLPT, SC02COMMP7), whose
+ * runs of letters would otherwise read as a program's name. */
+static int reads_as_build_code(const char *value) {
+    int letters = 0, digits = 0;
+    for (const char *p = value; *p; p++) {
+        if (*p >= 'A' && *p <= 'Z')
+            letters++;
+        else if (*p >= '0' && *p <= '9')
+            digits++;
+        else
+            return 0;
+    }
+    return letters > 0 && digits > 0 && letters + digits >= 6;
+}
+
 static int reads_as_firmware(const char *value, const char *model) {
     static const char *const editors[] = {
         "adobe", "photoshop", "lightroom", "gimp", "windows", "microsoft", "picasa", "paint", "capture",
@@ -710,6 +726,8 @@ static int reads_as_firmware(const char *value, const char *model) {
             (p[3] == '.' || p[3] == ' ' || (p[3] >= '0' && p[3] <= '9')))
             return 1;
     }
+    if (reads_as_build_code(value))
+        return 1;
     int run = 0;
     for (const char *p = value; *p; p++) {
         run = is_letter(*p) ? run + 1 : 0;

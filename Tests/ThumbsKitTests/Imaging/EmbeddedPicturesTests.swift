@@ -183,12 +183,14 @@ final class EmbeddedPicturesTests: XCTestCase {
             "Ver.1.00", "Version 1.3", "1.01+R", "E5000v1.6", "*ist D      Ver 1.10", "29-1102", "703121",
             "1.01.0.000000000", "Digital Camera DX-10 Ver1.00", "K10D Ver 1.30", "HDR+ 1.0.570503588zd", "10.0.2",
             "HD6.01.01.51.00", "Firmware Version 1.0.0", "NIKON D90 Ver.1.00",
+            // Samsung phones' build codes (S7 Edge, Note 3, Galaxy SII, SC-02C)
+            "G935LKLU1APL1", "N900AUCUCNC2", "I9100XWLPT", "SC02COMMP7",
         ]
         let editors = [
             "GIMP 2.4.5", "Adobe Photoshop 7.0", "Nikon Transfer 1.1 W", "Windows Photo Editor 10.0.10011.16384",
             "Microsoft Windows Photo Gallery 6.0.6001.18000", "PMB Service Uploader", "Adobe Photoshop Elements 7.0",
             "OLYMPUS CAMEDIA Master", "Adobe Photoshop Lightroom Classic 12.0 (Windows)", "darktable 4.6.1",
-            "Some Program",
+            "Some Program", "PICASA", "GIMP2", "Photos 1.0",
         ]
         for (names, edited) in [(firmware, false), (editors, true)] {
             for name in names {
