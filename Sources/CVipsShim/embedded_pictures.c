@@ -16,7 +16,13 @@
  *   0x0101 and 0x0102 in its CameraSettings, 0x2020; from the note for
  *   "OLYMPUS\0" and "OM SYSTEM", from the Exif header for "OLYMP\0"),
  *   Sony Ericsson ("SEMC MS\0": a TIFF header at +12 from which the note's
- *   offsets count, the directory at +20; 0x0201 start, 0x0202 length).
+ *   offsets count, the directory at +20; 0x0201 start, 0x0202 length),
+ *   Casio type 2 ("QVC\0": the directory at +6, 0x2000 PreviewImage),
+ *   Samsung ("STMN" and 3 digits: binary, the start from the file's first
+ *   byte at +8, the length at +12), and the headerless notes of Nikon's
+ *   Coolpix (PreviewIFD as type 3's) and Minolta's DiMAGE (0x0088 start,
+ *   0x0089 length), read by the file's Make alone; Casio's and the
+ *   headerless ones count their offsets from the Exif header.
  *   Canon, Sony, Fujifilm and Panasonic cameras' JPEGs carry their
  *   previews as MPF images: exiftool finds no maker-note preview in
  *   Canon's or Fujifilm's, and Sony's 0x2001 (Alpha and NEX bodies up to
@@ -73,7 +79,14 @@ enum {
     TAG_OLYMPUS_OLD_PREVIEW_VALID = 0x1035, TAG_OLYMPUS_OLD_PREVIEW_START = 0x1036,
     TAG_OLYMPUS_OLD_PREVIEW_LENGTH = 0x1037,
     TAG_SEMC_PREVIEW_START = 0x0201, TAG_SEMC_PREVIEW_LENGTH = 0x0202,
+    TAG_MINOLTA_PREVIEW_START = 0x0088, TAG_MINOLTA_PREVIEW_LENGTH = 0x0089,
+    TAG_CASIO_PREVIEW_LENGTH = 0x0003, TAG_CASIO_PREVIEW_START = 0x0004, TAG_CASIO_PREVIEW_IMAGE = 0x2000,
 };
+
+/* A headerless maker note's directory: entries a plausible one holds, and
+ * the highest TIFF type an entry of it may have. */
+#define MAX_NOTE_ENTRIES 512
+#define MAX_TIFF_TYPE 13
 
 /* An MPF entry: attribute (4: flags, format, type code), size (4), offset
  * (4), two dependent entries (2 + 2). Format 0 is JPEG. */
@@ -241,7 +254,8 @@ int shim_embedded_probe(const uint8_t *bytes, size_t length, shim_embedded_pictu
     if (!bytes || length < 2)
         return -1;
     picture->flags &= ~SHIM_EP_UNPROBED;
-    if (bytes[0] != 0xFF || bytes[1] != 0xD8) {
+    int repaired = (picture->flags & SHIM_EP_SOI_REPAIRED) && length >= 4 && memcmp(bytes + 1, "\xD8\xFF\xDB", 3) == 0;
+    if ((bytes[0] != 0xFF && !repaired) || bytes[1] != 0xD8) {
         picture->flags |= SHIM_EP_NOT_JPEG;
         return 0;
     }
@@ -342,6 +356,10 @@ static void add_picture(context *c, uint64_t offset, uint64_t length, int kind, 
     p->mpf_type = mpf_type;
     p->compression = compression;
     p->flags = flags;
+    /* Minolta's wrong first byte (SHIM_EP_SOI_REPAIRED), when given. */
+    if (maker == SHIM_EP_MAKER_MINOLTA && offset + 4 <= c->length && c->bytes[offset] != 0xFF &&
+        memcmp(c->bytes + offset + 1, "\xD8\xFF\xDB", 3) == 0)
+        p->flags |= SHIM_EP_SOI_REPAIRED;
     if (compression == 1) { /* uncompressed: its size is its directory's */
         p->width = width;
         p->height = height;
@@ -421,9 +439,24 @@ static void add_directory_jpeg(context *c, const tiff *t, uint64_t directory, ui
         add_picture(c, t->base + span.start, span.length, kind, maker, 0, 0, 0, 0, 0);
 }
 
+/* A Nikon note's directory: PreviewIFD (0x0011) holds 0x0201 start and
+ * 0x0202 length, from t->base. */
+static void nikon_directory(context *c, const tiff *t, uint64_t directory) {
+    int count = directory_count(c, t, directory);
+    for (int i = 0; i < count; i++) {
+        entry e;
+        uint32_t preview;
+        if (!read_entry(c, t, directory, i, &e))
+            break;
+        if (e.tag != TAG_NIKON_PREVIEW_IFD || !entry_value(c, t, &e, 0, &preview) || !visit(c, t->base + preview))
+            continue;
+        add_directory_jpeg(c, t, t->base + preview, TAG_JPEG_OFFSET, TAG_JPEG_LENGTH, SHIM_EP_MAKER_NOTE,
+                           SHIM_EP_MAKER_NIKON);
+    }
+}
+
 /* Nikon type 3: "Nikon\0", version 2.x, 2 bytes, then a TIFF header from
- * which the note's offsets count. PreviewIFD (0x0011) holds 0x0201 start
- * and 0x0202 length. */
+ * which the note's offsets count. */
 static void nikon_note(context *c, const tiff *exif, uint64_t note, uint64_t size) {
     if (size < 10 + TIFF_HEADER || c->bytes[note + 6] != 0x02)
         return;
@@ -431,19 +464,94 @@ static void nikon_note(context *c, const tiff *exif, uint64_t note, uint64_t siz
     uint32_t first;
     if (!tiff_header(c, &t, t.base, &first) || !visit(c, t.base + first))
         return;
-    uint64_t directory = t.base + first;
+    nikon_directory(c, &t, t.base + first);
+}
+
+/* Whether a headerless note's directory at `directory` reads as one in
+ * t->big's byte order: 1 to MAX_NOTE_ENTRIES entries, the first of a TIFF
+ * type. */
+static int plausible_directory(const context *c, const tiff *t, uint64_t directory) {
+    int count = directory_count(c, t, directory);
+    entry e;
+    return count >= 1 && count <= MAX_NOTE_ENTRIES && read_entry(c, t, directory, 0, &e) && e.type >= 1 &&
+           e.type <= MAX_TIFF_TYPE;
+}
+
+/* A headerless note (a directory at its first byte, offsets from the Exif
+ * header, as exiftool reads Nikon's MakerNoteNikon3, Minolta's and Casio's
+ * type 2 past its 6 bytes): `t` gets the Exif structure in the byte order
+ * the directory reads in, the Exif's first (exiftool: "ByteOrder
+ * Unknown"; Nikon's D1 writes big-endian notes). 0 when it reads in
+ * neither, or was visited. */
+static int headerless_directory(context *c, const tiff *exif, uint64_t directory, tiff *t) {
+    *t = *exif;
+    if (!plausible_directory(c, t, directory)) {
+        t->big = !t->big;
+        if (!plausible_directory(c, t, directory))
+            return 0;
+    }
+    return visit(c, directory);
+}
+
+/* Nikon's headerless note (E995 and other Coolpix models of its time):
+ * the same directory as type 3's, its offsets from the Exif header. */
+static void nikon_headerless_note(context *c, const tiff *exif, uint64_t note) {
+    tiff t;
+    if (headerless_directory(c, exif, note, &t))
+        nikon_directory(c, &t, note);
+}
+
+/* Minolta's DiMAGE note (headerless; exiftool's MakerNoteMinolta; its
+ * other layouts, "MINOL", "CAMER", "MLY0", "KC", "+M+M", 0xD7..., start
+ * with bytes that read as thousands of entries, not a directory):
+ * 0x0088 PreviewImageStart and 0x0089 PreviewImageLength, from the Exif
+ * header. The A1's and 7Hi's preview follows the photo's EOI, its first
+ * byte 0x00 (SHIM_EP_SOI_REPAIRED). The DiMAGE 7's and S404's inline
+ * 0x0081 PreviewImage starts 0x01 0xD8 and is not read. */
+static void minolta_note(context *c, const tiff *exif, uint64_t note) {
+    tiff t;
+    if (headerless_directory(c, exif, note, &t))
+        add_directory_jpeg(c, &t, note, TAG_MINOLTA_PREVIEW_START, TAG_MINOLTA_PREVIEW_LENGTH, SHIM_EP_MAKER_NOTE,
+                           SHIM_EP_MAKER_MINOLTA);
+}
+
+/* Casio type 2: "QVC\0", 2 bytes, the directory at +6, offsets from the
+ * Exif header. 0x2000 PreviewImage (UNDEFINED: its bytes are the picture),
+ * which 0x0004 start and 0x0003 length name again: read when 0x2000 is
+ * missing. Type 1 notes (headerless, QV-3000EX) carry no preview. */
+static void casio_note(context *c, const tiff *exif, uint64_t note, uint64_t size) {
+    tiff t;
+    if (size < 6 + 2 || !headerless_directory(c, exif, note + 6, &t))
+        return;
+    uint64_t directory = note + 6;
+    span_tags span = { .start_tag = TAG_CASIO_PREVIEW_START, .length_tag = TAG_CASIO_PREVIEW_LENGTH };
     int count = directory_count(c, &t, directory);
     for (int i = 0; i < count; i++) {
         entry e;
-        uint32_t preview;
         if (!read_entry(c, &t, directory, i, &e))
             break;
-        if (e.tag != TAG_NIKON_PREVIEW_IFD || !entry_value(c, &t, &e, 0, &preview) || !visit(c, t.base + preview))
-            continue;
-        add_directory_jpeg(c, &t, t.base + preview, TAG_JPEG_OFFSET, TAG_JPEG_LENGTH, SHIM_EP_MAKER_NOTE,
-                           SHIM_EP_MAKER_NIKON);
+        if (e.tag == TAG_CASIO_PREVIEW_IMAGE && e.type == TYPE_UNDEFINED && e.count > 4) {
+            add_picture(c, e.value_at, e.count, SHIM_EP_MAKER_NOTE, SHIM_EP_MAKER_CASIO, 0, 0, 0, 0, 0);
+            return;
+        }
+        read_span_tag(c, &t, &e, &span);
     }
+    if (span.have_start && span.have_length)
+        add_picture(c, t.base + span.start, span.length, SHIM_EP_MAKER_NOTE, SHIM_EP_MAKER_CASIO, 0, 0, 0, 0, 0);
 }
+
+/* Samsung "STMN" and three digits (the S730's "STMN0100"): binary, 32-bit
+ * words in the Exif's byte order; the third is the preview's start from
+ * the file's first byte (exiftool: an absolute offset), the fourth its
+ * length. A start of 0: no preview. */
+static void samsung_note(context *c, const tiff *exif, uint64_t note, uint64_t size) {
+    uint32_t start, length;
+    if (size < 16 || !read32(c, exif, note + 8, &start) || !read32(c, exif, note + 12, &length) || start == 0)
+        return;
+    add_picture(c, start, length, SHIM_EP_MAKER_NOTE, SHIM_EP_MAKER_SAMSUNG, 0, 0, 0, 0, 0);
+}
+
+static int is_digit(uint8_t ch) { return ch >= '0' && ch <= '9'; }
 
 /* Pentax: "AOC\0" and a byte order, the directory at +6, offsets from the
  * Exif header; or "PENTAX \0" and a byte order, the directory at +10,
@@ -563,6 +671,16 @@ static void maker_note(context *c, const tiff *exif, uint64_t note, uint64_t siz
     } else if (memcmp(p, "SEMC MS\0", 8) == 0) {
         if (starts_with(make, "Sony Ericsson"))
             semc_note(c, exif, note, size);
+    } else if (memcmp(p, "QVC\0", 4) == 0) {
+        if (starts_with(make, "CASIO"))
+            casio_note(c, exif, note, size);
+    } else if (memcmp(p, "STMN", 4) == 0 && is_digit(p[4]) && is_digit(p[5]) && is_digit(p[6])) {
+        if (starts_with(make, "SAMSUNG"))
+            samsung_note(c, exif, note, size);
+    } else if (starts_with(make, "NIKON")) { /* no header of any maker's: a directory */
+        nikon_headerless_note(c, exif, note);
+    } else if (starts_with(make, "Minolta") || starts_with(make, "Konica Minolta")) {
+        minolta_note(c, exif, note);
     }
 }
 

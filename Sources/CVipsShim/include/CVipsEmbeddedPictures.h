@@ -46,6 +46,13 @@ enum {
     /// Sony Ericsson's phones ("SEMC MS"). Sony's own cameras, Canon's and
     /// Fujifilm's carry their previews as MPF images, not in the note.
     SHIM_EP_MAKER_SONY_ERICSSON = 4,
+    /// Minolta's DiMAGE (a headerless note: 0x0088 start, 0x0089 length).
+    SHIM_EP_MAKER_MINOLTA = 5,
+    /// Casio's type 2 note ("QVC\0": 0x2000 PreviewImage).
+    SHIM_EP_MAKER_CASIO = 6,
+    /// Samsung's "STMN" note (start and length at +8 and +12, from the
+    /// file's start).
+    SHIM_EP_MAKER_SAMSUNG = 7,
 };
 
 /// A picture's flags.
@@ -62,6 +69,11 @@ enum {
     SHIM_EP_NO_EOI = 1 << 3,
     /// A TIFF image whose strips are not one contiguous run of bytes.
     SHIM_EP_SCATTERED = 1 << 4,
+    /// Its first byte is not a JPEG's 0xFF, its next three are an SOI's
+    /// 0xD8 and a DQT marker: the SOI some Minolta cameras write in their
+    /// preview (exiftool puts 0xFF back). Its size was probed as if the
+    /// 0xFF were there; a decoder must put it back before decoding.
+    SHIM_EP_SOI_REPAIRED = 1 << 5,
 };
 
 /// What says the main picture changed after the camera wrote it.

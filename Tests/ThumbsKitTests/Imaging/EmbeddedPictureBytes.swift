@@ -171,6 +171,85 @@ enum EmbeddedPictureBytes {
     /// Where `semcNote`'s preview lies in `exifJPEG`'s file.
     static let semcPreviewOffset = tiffStart + makerNoteOffset + 12 + 64
 
+    /// Where a preview 128 bytes into a note at `makerNoteOffset` lies: from
+    /// the Exif block's TIFF header (`headerlessNote`'s and `casioNote`'s
+    /// offsets), and in `exifJPEG`'s file.
+    static let notePreviewInTIFF = makerNoteOffset + 128
+    static let notePreviewOffset = tiffStart + notePreviewInTIFF
+
+    /// A headerless maker note: a directory at its first byte whose offsets
+    /// count from the Exif block's TIFF header, `preview` (a 40 x 30 frame)
+    /// 128 bytes into the note. Nikon's Coolpix (`nikon`) name it in a
+    /// PreviewIFD (0x0011) 64 bytes in (0x0201 start, 0x0202 length),
+    /// Minolta's DiMAGE in the directory itself (0x0088 start, 0x0089
+    /// length). `bigEndian`: the note's byte order; `start`, `length`
+    /// override the preview's.
+    static func headerlessNote(
+        nikon: Bool, bigEndian: Bool, preview: [UInt8] = tinyJPEG(width: 40, height: 30), start: UInt32? = nil,
+        length: UInt32? = nil, previewIFD: UInt32? = nil
+    ) -> [UInt8] {
+        let at = makerNoteOffset
+        let start = start ?? UInt32(notePreviewInTIFF)
+        let length = length ?? UInt32(preview.count)
+        var main = Directory(bigEndian: bigEndian)
+        main.add(0x0000, 7, bytes: Array("0210".utf8))
+        var note: [UInt8] = []
+        if nikon {
+            main.add(0x0011, 4, 1, previewIFD ?? UInt32(at + 64))
+            var sub = Directory(bigEndian: bigEndian)
+            sub.add(0x0103, 3, 1, 6)
+            sub.add(0x0201, 4, 1, start)
+            sub.add(0x0202, 4, 1, length)
+            place(sub.packed(at: at + 64), at: 64, in: &note)
+        } else {
+            main.add(0x0088, 4, 1, start)
+            main.add(0x0089, 4, 1, length)
+        }
+        place(main.packed(at: at), at: 0, in: &note)
+        place(preview, at: 128, in: &note)
+        return note
+    }
+
+    /// A Casio type 2 note: "QVC\0", two zero bytes, the directory
+    /// (offsets from the Exif block's TIFF header) naming `preview` 128
+    /// bytes into the note by 0x2000 PreviewImage (`imageTag`: its count
+    /// the length) or by 0x0004 start and 0x0003 length; `start`, `length`
+    /// override the preview's.
+    static func casioNote(
+        bigEndian: Bool, preview: [UInt8] = tinyJPEG(width: 40, height: 30), imageTag: Bool = true,
+        start: UInt32 = UInt32(notePreviewInTIFF), length: UInt32? = nil
+    ) -> [UInt8] {
+        let length = length ?? UInt32(preview.count)
+        var directory = Directory(bigEndian: bigEndian)
+        directory.add(0x0001, 3, 1, 2)
+        if imageTag {
+            directory.add(0x2000, 7, length, start)
+        } else {
+            directory.add(0x0003, 4, 1, length)
+            directory.add(0x0004, 4, 1, start)
+        }
+        var note = Array("QVC".utf8) + [0, 0, 0]
+        place(directory.packed(at: makerNoteOffset + 6), at: 6, in: &note)
+        place(preview, at: 128, in: &note)
+        return note
+    }
+
+    /// A Samsung "STMN0100" note: 32-bit words in the Exif block's byte
+    /// order, the third the preview's start from the file's first byte
+    /// (default: `preview`, 64 bytes into the note in `exifJPEG`'s file),
+    /// the fourth its length.
+    static func samsungNote(
+        bigEndian: Bool, preview: [UInt8] = tinyJPEG(width: 40, height: 30), start: UInt32? = nil, length: UInt32? = nil
+    ) -> [UInt8] {
+        var note = Array("STMN0100".utf8) + u32(start ?? UInt32(samsungPreviewOffset), bigEndian)
+            + u32(length ?? UInt32(preview.count), bigEndian)
+        place(preview, at: 64, in: &note)
+        return note
+    }
+
+    /// Where `samsungNote`'s preview lies in `exifJPEG`'s file.
+    static let samsungPreviewOffset = tiffStart + makerNoteOffset + 64
+
     /// One MPF entry: type code, size, offset from the MPF header.
     struct MPEntry {
         var type: UInt32

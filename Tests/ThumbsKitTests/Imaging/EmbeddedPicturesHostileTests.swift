@@ -4,9 +4,9 @@ import XCTest
 
 /// Hostile files for the embedded-picture parser (issue 35, §4): offsets
 /// and lengths outside the file or overlapping, an MPF index that loops or
-/// names 10,000 images, a maker note (Nikon's, Sony Ericsson's) that claims
-/// another camera's, a preview that is not a JPEG or is truncated, TIFF
-/// directories that loop.
+/// names 10,000 images, a maker note (Nikon's, Sony Ericsson's, Coolpix's,
+/// Minolta's, Casio's, Samsung's) that claims another camera's, a preview
+/// that is not a JPEG or is truncated, TIFF directories that loop.
 /// Each parse runs against a guard page (EmbeddedPicturesTests.listing).
 final class EmbeddedPicturesHostileTests: XCTestCase {
     typealias B = EmbeddedPictureBytes
@@ -107,6 +107,96 @@ final class EmbeddedPicturesHostileTests: XCTestCase {
         }
     }
 
+    /// The Coolpix, Minolta, Casio and Samsung notes are read under their
+    /// own maker's Make only: a headerless directory under another Make, a
+    /// "QVC" or "STMN" note under Nikon's (whose headerless reader must not
+    /// take it), or none, lists no preview.
+    func testCoolpixMinoltaCasioAndSamsungNotesUnderAnotherMakeAreNotTrusted() throws {
+        let coolpix = B.headerlessNote(nikon: true, bigEndian: false)
+        let minolta = B.headerlessNote(nikon: false, bigEndian: false)
+        let casio = B.casioNote(bigEndian: false)
+        let samsung = B.samsungNote(bigEndian: false)
+        let cases: [(String, [UInt8], Bool)] = [
+            ("NIKON", coolpix, true), ("Canon", coolpix, false), ("SONY", coolpix, false), ("", coolpix, false),
+            ("Minolta Co., Ltd.", minolta, true), ("SONY", minolta, false), ("NIKON", minolta, false), ("", minolta, false),
+            ("CASIO", casio, true), ("NIKON", casio, false), ("Minolta Co., Ltd.", casio, false), ("", casio, false),
+            ("SAMSUNG", samsung, true), ("NIKON", samsung, false), ("Canon", samsung, false), ("", samsung, false),
+        ]
+        for (make, note, read) in cases {
+            var facts = B.ExifFacts()
+            facts.make = make
+            let result = try listing(B.exifJPEG(facts, note: note))
+            XCTAssertEqual(result.pictures.contains { $0.kind == .makerNote }, read, "\(make) \(note.prefix(4))")
+        }
+    }
+
+    /// Coolpix, Minolta, Casio and Samsung notes naming their preview past
+    /// the file, past the 32-bit end, or over the Exif thumbnail; a
+    /// headerless directory that reads in neither byte order (its first
+    /// entry of no TIFF type), a Minolta note in another layout (Konica's
+    /// "KC"), a Samsung note too short for its length: nothing outside the
+    /// file is listed, the overlap is flagged, and the rest list nothing.
+    func testCoolpixMinoltaCasioAndSamsungNotesOutsideTheFileOrOverlapping() throws {
+        let makes = ["NIKON", "Minolta Co., Ltd.", "CASIO", "SAMSUNG"]
+        func note(_ maker: Int, start: UInt32, length: UInt32) -> [UInt8] {
+            switch maker {
+            case 0: B.headerlessNote(nikon: true, bigEndian: false, start: start, length: length)
+            case 1: B.headerlessNote(nikon: false, bigEndian: false, start: start, length: length)
+            case 2: B.casioNote(bigEndian: false, start: start, length: length)
+            default: B.samsungNote(bigEndian: false, start: start, length: length)
+            }
+        }
+        for maker in 0..<4 {
+            var facts = B.ExifFacts()
+            facts.make = makes[maker]
+            for (start, length) in [(UInt32(0x0100_0000), UInt32(35)), (0xFFFF_FFF0, 0x100), (UInt32(B.notePreviewInTIFF), 0xFFFF_FFFF)] {
+                let result = try listing(B.exifJPEG(facts, note: note(maker, start: start, length: length)))
+                XCTAssertNil(result.pictures.first { $0.kind == .makerNote }, "\(makes[maker]) \(start) +\(length)")
+                XCTAssertEqual(result.refused, 1, "\(makes[maker]) \(start) +\(length)")
+            }
+            // Over the Exif thumbnail, at 3072 from the TIFF header (12 in the file).
+            let thumbnail = UInt32(B.thumbnailOffset + (maker == 3 ? B.tiffStart : 0))
+            let over = try listing(B.exifJPEG(facts, note: note(maker, start: thumbnail, length: 20)))
+            let preview = try XCTUnwrap(over.pictures.first { $0.kind == .makerNote }, makes[maker])
+            XCTAssertEqual(preview.range.lowerBound, B.tiffStart + B.thumbnailOffset, makes[maker])
+            XCTAssertTrue(preview.has(Int32(SHIM_EP_OVERLAPS)), makes[maker])
+        }
+
+        var facts = B.ExifFacts()
+        facts.make = "NIKON"
+        var untyped = B.headerlessNote(nikon: true, bigEndian: false)
+        untyped.replaceSubrange(4..<6, with: [0xFF, 0xFF])  // the first entry's type, in either order
+        XCTAssertNil(try listing(B.exifJPEG(facts, note: untyped)).pictures.first { $0.kind == .makerNote })
+
+        facts.make = "Minolta Co., Ltd."
+        var otherLayout = B.headerlessNote(nikon: false, bigEndian: false)
+        otherLayout.replaceSubrange(0..<2, with: Array("KC".utf8))  // Konica's layout: 0x4B43 entries, or 0x434B
+        XCTAssertNil(try listing(B.exifJPEG(facts, note: otherLayout)).pictures.first { $0.kind == .makerNote })
+
+        facts.make = "SAMSUNG"
+        let short = try listing(B.exifJPEG(facts, note: Array(B.samsungNote(bigEndian: false).prefix(12))))
+        XCTAssertNil(short.pictures.first { $0.kind == .makerNote })
+        XCTAssertEqual(short.refused, 0)  // its length, past the note's 12 bytes, was not read
+    }
+
+    /// A wrong first byte is repaired for a Minolta preview only, and only
+    /// before 0xD8 0xFF 0xDB: the same bytes under Casio's note, or a
+    /// Minolta preview whose next marker is no DQT, are no JPEG.
+    func testOnlyAMinoltaPreviewsFirstByteIsRepaired() throws {
+        var preview = B.tinyJPEG(width: 40, height: 30)
+        preview.insert(contentsOf: B.segment(0xDB, Array(repeating: 1, count: 65)), at: 2)
+        preview[0] = 0
+        var noDQT = B.tinyJPEG(width: 40, height: 30)
+        noDQT[0] = 0
+        var facts = B.ExifFacts()
+        facts.make = "CASIO"
+        let casio = try XCTUnwrap(try listing(B.exifJPEG(facts, note: B.casioNote(bigEndian: false, preview: preview))).pictures.first { $0.kind == .makerNote })
+        XCTAssertEqual(casio.flags, Int32(SHIM_EP_NOT_JPEG))
+        facts.make = "Minolta Co., Ltd."
+        let minolta = try XCTUnwrap(try listing(B.exifJPEG(facts, note: B.headerlessNote(nikon: false, bigEndian: false, preview: noDQT))).pictures.first { $0.kind == .makerNote })
+        XCTAssertEqual(minolta.flags, Int32(SHIM_EP_NOT_JPEG))
+    }
+
     /// Sony Ericsson notes that name their preview outside the file, past
     /// the 32-bit end, or over the Exif thumbnail, and one whose TIFF header
     /// has no byte order: nothing outside the file is listed, the overlap
@@ -193,10 +283,19 @@ final class EmbeddedPicturesHostileTests: XCTestCase {
     func testEveryCutOfCraftedStructures() throws {
         var sonyEricsson = B.ExifFacts()
         sonyEricsson.make = "Sony Ericsson"
+        var coolpix = B.ExifFacts(), minolta = B.ExifFacts(), casio = B.ExifFacts(), samsung = B.ExifFacts()
+        coolpix.make = "NIKON"
+        minolta.make = "Minolta Co., Ltd."
+        casio.make = "CASIO"
+        samsung.make = "SAMSUNG"
         let files: [([UInt8], Bool)] = [
             (B.exifJPEG(note: B.nikonNote()), false),
             (B.exifJPEG(bigEndian: true, note: B.nikonNote()), false),
             (B.exifJPEG(sonyEricsson, note: B.semcNote()), false),
+            (B.exifJPEG(coolpix, note: B.headerlessNote(nikon: true, bigEndian: false)), false),
+            (B.exifJPEG(minolta, bigEndian: true, note: B.headerlessNote(nikon: false, bigEndian: true)), false),
+            (B.exifJPEG(casio, bigEndian: true, note: B.casioNote(bigEndian: true)), false),
+            (B.exifJPEG(samsung, note: B.samsungNote(bigEndian: false)), false),
             (B.mpfJPEG(pictures: [preview, preview]) { $0.map { B.MPEntry(type: 0x010002, length: 35, offset: $0) } }, false),
             (EmbeddedRawBytes.raw(bigEndian: false), true),
             (EmbeddedRawBytes.raw(bigEndian: true), true),

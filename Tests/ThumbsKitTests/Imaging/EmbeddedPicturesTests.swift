@@ -105,6 +105,81 @@ final class EmbeddedPicturesTests: XCTestCase {
         XCTAssertEqual(thumbnail.range, 52684..<52684 + 7053)
     }
 
+    /// A Minolta DiMAGE A1's segments, from a file of 2,305,884 bytes: its
+    /// headerless maker note names a preview at 2246067 (+59817), after the
+    /// photo's EOI (exiftool: PreviewImageStart 0x0088, PreviewImageLength
+    /// 0x0089, from the Exif header), so not yet probed. Told the file ends
+    /// with the bytes given, the preview is outside it: refused.
+    func testMinoltaMakerNotePreview() throws {
+        let head = try Self.fixture("minolta-dimage-a1-head.jpg")
+        let listing = try XCTUnwrap(Self.listing(head, fileSize: 2_305_884))
+        XCTAssertEqual(listing.make, "Minolta Co., Ltd.")
+        XCTAssertEqual([listing.width, listing.height], [2560, 1920])
+        XCTAssertEqual(listing.edits, 0)
+        let preview = try XCTUnwrap(picture(listing, .makerNote))
+        XCTAssertEqual(preview.range, 2_246_067..<2_246_067 + 59817)
+        XCTAssertEqual(preview.maker, Int32(SHIM_EP_MAKER_MINOLTA))
+        XCTAssertEqual(preview.flags, Int32(SHIM_EP_UNPROBED))
+        XCTAssertEqual(try XCTUnwrap(picture(listing, .exifThumbnail)).range, 30210..<30210 + 3725)
+        XCTAssertEqual(listing.refused, 0)
+
+        let cut = try XCTUnwrap(Self.listing(head))
+        XCTAssertNil(picture(cut, .makerNote))
+        XCTAssertEqual(cut.refused, 1)
+    }
+
+    /// A Casio EX-Z3's segments: its type 2 ("QVC") maker note's 320 x 240
+    /// PreviewImage (0x2000) at 1272 (+28348) and the 160 x 120 Exif
+    /// thumbnail at 29744 (+7942), as exiftool finds them.
+    func testCasioMakerNotePreview() throws {
+        let listing = try XCTUnwrap(Self.listing(try Self.fixture("casio-ex-z3-head.jpg")))
+        XCTAssertEqual(listing.make, "CASIO COMPUTER CO.,LTD")
+        XCTAssertEqual([listing.width, listing.height], [2048, 1536])
+        XCTAssertEqual(listing.edits, 0)
+        let preview = try XCTUnwrap(picture(listing, .makerNote))
+        XCTAssertEqual(preview.range, 1272..<1272 + 28348)
+        XCTAssertEqual([preview.width, preview.height, preview.frameMarker, preview.components], [320, 240, 0xC0, 3])
+        XCTAssertEqual(preview.maker, Int32(SHIM_EP_MAKER_CASIO))
+        XCTAssertEqual(preview.flags, 0)
+        XCTAssertEqual(try XCTUnwrap(picture(listing, .exifThumbnail)).range, 29744..<29744 + 7942)
+        XCTAssertEqual(listing.pictures.count, 2)
+        XCTAssertEqual(listing.refused, 0)
+    }
+
+    /// A Nikon E995's segments: its headerless maker note (exiftool's
+    /// MakerNoteNikon3) names a PreviewIFD whose 320 x 240 preview lies at
+    /// 7583 (+19286), from the Exif header; the Exif thumbnail at 1506 (+6077).
+    func testNikonHeaderlessMakerNotePreview() throws {
+        let listing = try XCTUnwrap(Self.listing(try Self.fixture("nikon-e995-head.jpg")))
+        XCTAssertEqual(listing.make, "NIKON")
+        XCTAssertEqual([listing.width, listing.height], [2048, 1536])
+        XCTAssertEqual(listing.edits, 0)
+        let preview = try XCTUnwrap(picture(listing, .makerNote))
+        XCTAssertEqual(preview.range, 7583..<7583 + 19286)
+        XCTAssertEqual([preview.width, preview.height, preview.frameMarker, preview.components], [320, 240, 0xC0, 3])
+        XCTAssertEqual(preview.maker, Int32(SHIM_EP_MAKER_NIKON))
+        XCTAssertEqual(preview.flags, 0)
+        XCTAssertEqual(try XCTUnwrap(picture(listing, .exifThumbnail)).range, 1506..<1506 + 6077)
+        XCTAssertEqual(listing.pictures.count, 2)
+    }
+
+    /// A Samsung S730's segments, from a file of 3,412,531 bytes: its
+    /// "STMN0100" maker note names a preview at 3361053 (+51478) from the
+    /// file's first byte, after the photo's EOI (exiftool); not yet probed.
+    func testSamsungMakerNotePreview() throws {
+        let head = try Self.fixture("samsung-s730-head.jpg")
+        let listing = try XCTUnwrap(Self.listing(head, fileSize: 3_412_531))
+        XCTAssertEqual(listing.make, "Samsung Techwin")
+        XCTAssertEqual([listing.width, listing.height], [3072, 2304])
+        XCTAssertEqual(listing.edits, 0)
+        let preview = try XCTUnwrap(picture(listing, .makerNote))
+        XCTAssertEqual(preview.range, 3_361_053..<3_361_053 + 51478)
+        XCTAssertEqual(preview.maker, Int32(SHIM_EP_MAKER_SAMSUNG))
+        XCTAssertEqual(preview.flags, Int32(SHIM_EP_UNPROBED))
+        XCTAssertEqual(try XCTUnwrap(picture(listing, .exifThumbnail)).range, 31058..<31058 + 3689)
+        XCTAssertEqual(listing.refused, 0)
+    }
+
     /// A Panasonic DMC-LX7's segments, from a file of 4,148,224 bytes: its
     /// MPF names a full-HD large thumbnail (type 0x010002) at 3428864
     /// (+718934), past the bytes given, so not yet probed. Told the file
@@ -140,7 +215,8 @@ final class EmbeddedPicturesTests: XCTestCase {
     func testEveryCutOfARealHeaderStaysInsideItsBytes() throws {
         for name in [
             "nikon-d40-head.jpg", "pentax-istd-head.jpg", "panasonic-lx7-head.jpg", "iphone-gain-map.mpo",
-            "sony-ericsson-c905c-head.jpg", "sony-ericsson-u10i-head.jpg",
+            "sony-ericsson-c905c-head.jpg", "sony-ericsson-u10i-head.jpg", "minolta-dimage-a1-head.jpg",
+            "casio-ex-z3-head.jpg", "nikon-e995-head.jpg", "samsung-s730-head.jpg",
         ] {
             let bytes = try Self.fixture(name)
             for cut in stride(from: 0, to: bytes.count, by: cutStep(bytes.count)) {
@@ -260,6 +336,61 @@ final class EmbeddedPicturesTests: XCTestCase {
             XCTAssertEqual([preview.width, preview.height], [40, 30], order)
             XCTAssertEqual(preview.maker, Int32(SHIM_EP_MAKER_SONY_ERICSSON))
         }
+    }
+
+    /// The headerless notes (Nikon's Coolpix, Minolta's DiMAGE), Casio's
+    /// type 2 (by 0x2000, or by 0x0004 and 0x0003) and Samsung's STMN, in
+    /// both byte orders of the Exif block; a headerless note in the other
+    /// byte order than the Exif block's is read in its own.
+    func testCraftedCoolpixMinoltaCasioAndSamsungNotes() throws {
+        for bigEndian in [false, true] {
+            var facts = B.ExifFacts()
+            let cases: [(make: String, note: [UInt8], maker: Int32, offset: Int)] = [
+                ("NIKON", B.headerlessNote(nikon: true, bigEndian: bigEndian), Int32(SHIM_EP_MAKER_NIKON), B.notePreviewOffset),
+                ("NIKON", B.headerlessNote(nikon: true, bigEndian: !bigEndian), Int32(SHIM_EP_MAKER_NIKON), B.notePreviewOffset),
+                ("Minolta Co., Ltd.", B.headerlessNote(nikon: false, bigEndian: bigEndian), Int32(SHIM_EP_MAKER_MINOLTA), B.notePreviewOffset),
+                ("KONICA MINOLTA", B.headerlessNote(nikon: false, bigEndian: !bigEndian), Int32(SHIM_EP_MAKER_MINOLTA), B.notePreviewOffset),
+                ("CASIO COMPUTER CO.,LTD.", B.casioNote(bigEndian: bigEndian), Int32(SHIM_EP_MAKER_CASIO), B.notePreviewOffset),
+                ("CASIO", B.casioNote(bigEndian: bigEndian, imageTag: false), Int32(SHIM_EP_MAKER_CASIO), B.notePreviewOffset),
+                ("Samsung Techwin", B.samsungNote(bigEndian: bigEndian), Int32(SHIM_EP_MAKER_SAMSUNG), B.samsungPreviewOffset),
+                ("SAMSUNG", B.samsungNote(bigEndian: bigEndian), Int32(SHIM_EP_MAKER_SAMSUNG), B.samsungPreviewOffset),
+            ]
+            for (make, note, maker, offset) in cases {
+                facts.make = make
+                let listing = try XCTUnwrap(Self.listing(B.exifJPEG(facts, bigEndian: bigEndian, note: note)))
+                let preview = try XCTUnwrap(picture(listing, .makerNote), "\(make) \(bigEndian)")
+                XCTAssertEqual(preview.range, offset..<offset + 35, "\(make) \(bigEndian)")
+                XCTAssertEqual([preview.width, preview.height], [40, 30], "\(make) \(bigEndian)")
+                XCTAssertEqual(preview.maker, maker, "\(make) \(bigEndian)")
+                XCTAssertEqual(preview.flags, 0, "\(make) \(bigEndian)")
+                XCTAssertEqual(listing.refused, 0, "\(make) \(bigEndian)")
+            }
+        }
+    }
+
+    /// A Minolta preview whose first byte is 0x00 where its SOI's 0xFF
+    /// belongs (the DiMAGE A1's and 7Hi's, which exiftool repairs) is
+    /// listed with SHIM_EP_SOI_REPAIRED and probed as if the 0xFF were
+    /// there; shim_embedded_probe reads it so only when told.
+    func testMinoltaPreviewWithAWrongFirstByte() throws {
+        var facts = B.ExifFacts()
+        facts.make = "Minolta Co., Ltd."
+        var preview = B.tinyJPEG(width: 40, height: 30)
+        preview.insert(contentsOf: B.segment(0xDB, Array(repeating: 1, count: 65)), at: 2)
+        preview[0] = 0
+        let listing = try XCTUnwrap(Self.listing(B.exifJPEG(facts, note: B.headerlessNote(nikon: false, bigEndian: false, preview: preview))))
+        let listed = try XCTUnwrap(picture(listing, .makerNote))
+        XCTAssertEqual(listed.flags, Int32(SHIM_EP_SOI_REPAIRED))
+        XCTAssertEqual([listed.width, listed.height], [40, 30])
+
+        var raw = shim_embedded_picture()
+        preview.withUnsafeBufferPointer { _ = shim_embedded_probe($0.baseAddress, $0.count, &raw) }
+        XCTAssertEqual(raw.flags, Int32(SHIM_EP_NOT_JPEG))
+        raw = shim_embedded_picture()
+        raw.flags = Int32(SHIM_EP_SOI_REPAIRED)
+        preview.withUnsafeBufferPointer { _ = shim_embedded_probe($0.baseAddress, $0.count, &raw) }
+        XCTAssertEqual(raw.flags, Int32(SHIM_EP_SOI_REPAIRED))
+        XCTAssertEqual([raw.width, raw.height], [40, 30])
     }
 
     /// A TIFF RAW: IFD0's uncompressed image (its size from its tags), a
