@@ -2,8 +2,9 @@
 """Off CI. Writes the seeds of embedded_fuzzer.c into the folder named (one
 small crafted file per structure embedded_pictures.c reads): a JPEG with an
 Exif IFD1 thumbnail and a maker note of each layout (Nikon type 3, Pentax
-AOC, Olympus, Sony Ericsson), one with an MPF index and its secondary image, one with XMP,
-and TIFF RAWs (strips, SubIFD JpgFromRaw, an Exif IFD with a Nikon note).
+AOC, Olympus, Sony Ericsson, Nikon's headerless Coolpix, Minolta, Casio
+type 2, Samsung STMN), one with an MPF index and its secondary image, one
+with XMP, and TIFF RAWs (strips, SubIFD JpgFromRaw, an Exif IFD with a Nikon note).
 
     fuzz/make_embedded_seeds.py fuzz/out/embedded-seeds
 """
@@ -148,6 +149,52 @@ def semc_note(at):
     return bytes(body)
 
 
+def coolpix_note(at):
+    preview = tiny_jpeg(40, 30)
+    # Headerless (Nikon's Coolpix): a directory at the note's first byte,
+    # offsets from the Exif header; PreviewIFD at +64, the preview at +128.
+    main = IFD(False).add(0x0011, 4, 1, at + 64)
+    sub = IFD(False).add(0x0201, 4, 1, at + 128).add(0x0202, 4, 1, len(preview))
+    body = bytearray(128 + len(preview))
+    body[0:len(main.pack(at))] = main.pack(at)
+    body[64:64 + len(sub.pack(at + 64))] = sub.pack(at + 64)
+    body[128:] = preview
+    return bytes(body)
+
+
+def minolta_note(at):
+    preview = tiny_jpeg(40, 30)
+    # Headerless (Minolta's DiMAGE): 0x0088 start, 0x0089 length, from the
+    # Exif header; the preview at +128.
+    ifd = IFD(True).add(0x0088, 4, 1, at + 128).add(0x0089, 4, 1, len(preview))
+    body = bytearray(128 + len(preview))
+    body[0:len(ifd.pack(at))] = ifd.pack(at)
+    body[128:] = preview
+    return bytes(body)
+
+
+def casio_note(at):
+    preview = tiny_jpeg(40, 30)
+    # "QVC\0", 2 bytes, the directory at +6 (offsets from the Exif header):
+    # 0x2000 PreviewImage, its count the length, at +128.
+    ifd = IFD(False).add(0x2000, 7, len(preview), at + 128)
+    body = bytearray(128 + len(preview))
+    body[0:6] = b'QVC\0\0\0'
+    body[6:6 + len(ifd.pack(at + 6))] = ifd.pack(at + 6)
+    body[128:] = preview
+    return bytes(body)
+
+
+def samsung_note(at):
+    preview = tiny_jpeg(40, 30)
+    # "STMN0100", the preview's start from the file's first byte (the TIFF
+    # header is at 12 in exif_jpeg's file), its length; the preview at +64.
+    body = bytearray(64 + len(preview))
+    body[0:16] = b'STMN0100' + struct.pack('<II', 12 + at + 64, len(preview))
+    body[64:] = preview
+    return bytes(body)
+
+
 def mpf_jpeg():
     main = tiny_jpeg(64, 48)
     second = tiny_jpeg(32, 24)
@@ -204,6 +251,11 @@ def main():
         'sony-ericsson.jpg': exif_jpeg('Sony Ericsson', semc_note),
         'wrong-maker.jpg': exif_jpeg('Canon', nikon_note),
         'wrong-maker-semc.jpg': exif_jpeg('SONY', semc_note),
+        'coolpix.jpg': exif_jpeg('NIKON', coolpix_note),
+        'minolta.jpg': exif_jpeg('Minolta Co., Ltd.', minolta_note, big=True),
+        'casio.jpg': exif_jpeg('CASIO COMPUTER CO.,LTD.', casio_note),
+        'samsung.jpg': exif_jpeg('SAMSUNG', samsung_note),
+        'wrong-maker-casio.jpg': exif_jpeg('NIKON', casio_note),
         'mpf.jpg': mpf_jpeg(),
         'xmp.jpg': xmp_jpeg(),
         'raw-ii.tif': raw_tiff(False),

@@ -168,7 +168,9 @@ int shim_embedded_pictures_tiff(const uint8_t *bytes, size_t length, uint64_t fi
 
 /// Reads a JPEG picture's header from its first `length` bytes (from its
 /// offset): sets width, height, sof, components, orientation, clears
-/// SHIM_EP_UNPROBED, and sets SHIM_EP_NOT_JPEG when the bytes are not one.
+/// SHIM_EP_UNPROBED, and sets SHIM_EP_NOT_JPEG when the bytes are not one
+/// (with SHIM_EP_SOI_REPAIRED set in `picture->flags`, a first byte other
+/// than 0xFF before 0xD8 0xFF 0xDB is read as 0xFF).
 /// Returns 0, or -1 when the bytes end before its frame header (still
 /// unprobed: read more).
 int shim_embedded_probe(const uint8_t *bytes, size_t length, shim_embedded_picture *picture);
