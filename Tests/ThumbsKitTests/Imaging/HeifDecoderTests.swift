@@ -79,4 +79,19 @@ final class HeifDecoderTests: TemporaryFolderTestCase {
         guard case .pixels(let pixels) = image.stage else { return XCTFail("no pixels handed over") }
         XCTAssertEqual([pixels.width, pixels.height], [768, 1024])
     }
+
+    /// The phone fixture's plan at 1024 px reserves what libheif 1.15 holds
+    /// (its full-size planar RGB, 3 bytes a pixel) and the resized planes:
+    /// more than one job's share, so that at `--jobs 2` two such decodes
+    /// never overlap (they took the run past 200 MB), yet within the whole
+    /// budget, so that one runs beside the other items' small decodes.
+    func testThePrimaryImagesPlanReservesLibheifsFullSizePlanes() throws {
+        let file = try SourceFile(path: Self.phone.path)
+        let planned = try DecoderList.plan(.file(file), format: "heif", settings: settings(1024), limits: DecodeLimits())
+        XCTAssertEqual(planned.path, .libheif)
+        XCTAssertEqual(planned.peakBytes, 4032 * 3024 * 3 + 768 * 1024 * 3)
+        let budget = 2 * MemoryBudget.perJob // MemoryBudget(jobs: 2)
+        XCTAssertGreaterThan(2 * planned.peakBytes, budget, "two 12 MP decodes do not fit at --jobs 2")
+        XCTAssertLessThanOrEqual(planned.peakBytes, budget)
+    }
 }

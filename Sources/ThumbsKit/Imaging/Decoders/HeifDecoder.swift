@@ -41,17 +41,9 @@ struct HeifDecoder: ImageDecoder {
         guard let index = facts.thumbnail else {
             // The primary image in libheif's planar RGB, each plane resized
             // to the largest thumbnail (`HeifThumbnail.decodePrimary`);
-            // libvips if that declines. libheif 1.15 holds the full-size
-            // planes (3 bytes a pixel: 36 MB for 12 MP) and, while it
-            // decodes, a grid's tiles in flight and its HEVC decoder's
-            // frames; thumbs adds the resized planes only. Reserved: half
-            // the planes (1.5 bytes a pixel). The whole peak would run 12 MP
-            // HEICs one at a time at --jobs 2 (the budget is 32 MB a job);
-            // two at a time stay within 200 MB (bench: heic). A libheif
-            // with a tile API (1.17+) could resize tile by tile and reserve
-            // what it holds.
-            let peak = facts.width * facts.height * 3 / 2
+            // libvips if that declines.
             let target = plans.streamTarget(decoded: (facts.width, facts.height))
+            let peak = Self.primaryPeakBytes(width: facts.width, height: facts.height, target: target)
             return DecodePlan(path: .libheif, info: info, peakBytes: peak, target: target, reads: .streamed) { source, _, limits throws(ItemError) in
                 let pixels = try HeifThumbnail.decodePrimary(source, target: target, peakBytes: peak)
                 return pixels.map { DecodedImage(info: info, decoder: .libheif, stage: .pixels($0), failOn: limits.failOn) }
@@ -62,5 +54,25 @@ struct HeifDecoder: ImageDecoder {
             let pixels = try? HeifThumbnail.decode(source, index: index)
             return pixels.map { DecodedImage(info: info, decoder: .heifThumbnail, stage: .pixels($0), failOn: limits.failOn) }
         }
+    }
+
+    /// What decoding the primary image of a `width` × `height` HEIF into
+    /// `target` (nil: its own size) holds at its peak: libheif 1.15's
+    /// full-size planar RGB (3 bytes a pixel: 36 MB for 12 MP), into which
+    /// it pastes a grid's tiles, and the resized planes thumbs makes from
+    /// it. A tile in flight (a 512² picture, its RGB and FFmpeg's context)
+    /// is under a megabyte a thread. Measured on iPhone HEICs at `--jobs 1`:
+    /// 36 MB more than the thumbnail path, the planes. So a 12 MP HEIC
+    /// reserves more than one job's share (`MemoryBudget.perJob`, 32 MB),
+    /// and at `--jobs 2` two of them never decode at once (they peaked at
+    /// 200-236 MiB so, at 1.5 bytes a pixel); the one that runs gets both
+    /// jobs' threads for its tiles (`HeifThumbnail.threads`). An image that
+    /// is one HEVC picture (not a grid; the probe cannot tell) also holds
+    /// its 4:2:0 picture while libheif converts it (about 5 bytes a pixel
+    /// in all); its 3 bytes already keep two 12 MP ones apart at `--jobs 2`.
+    static func primaryPeakBytes(width: Int, height: Int, target: PixelSize?) -> Int {
+        let planes = width * height * 3
+        let resized = target.map { $0.width * $0.height * 3 } ?? planes
+        return planes + resized
     }
 }
