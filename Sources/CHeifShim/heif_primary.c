@@ -62,6 +62,9 @@ static int decode_primary_reduced(shim_heif_input *input, int target_width, int 
         return -1;
     if (hevc_decoder != SHIM_HEIF_HEVC_LIBDE265)
         heif_use_ffmpeg_hevc(ctx, hevc_decoder == SHIM_HEIF_HEVC_FFMPEG_FAILING);
+    /* An image that is one HEVC picture is decoded on this thread: it gets
+     * the decode's threads (a grid's tiles have them already). */
+    heif_ffmpeg_picture_threads(threads);
     int status = -2;
     struct heif_image *image = NULL;
     uint8_t *planes = NULL;
@@ -128,6 +131,7 @@ static int decode_primary_reduced(shim_heif_input *input, int target_width, int 
     heif_fill_pixels(out, pixels, ow, oh, 3, icc, icc_length);
     status = 0;
 done:
+    heif_ffmpeg_picture_threads(1);
     free(planes);
     if (image)
         heif_image_release(image);
