@@ -131,6 +131,53 @@ static int find_box(shim_heif_input *input, uint64_t at, uint64_t end, uint32_t 
     return -1;
 }
 
+/* The top-level meta box's children (past its version and flags) and the
+ * primary item's id (pitm). 0, or -1. */
+static int find_meta(shim_heif_input *input, uint64_t *meta, uint64_t *meta_end, uint32_t *primary) {
+    uint64_t c, e;
+    uint8_t b[8];
+    if (find_box(input, 0, input->len, FOURCC('m', 'e', 't', 'a'), meta, meta_end) != 0)
+        return -1;
+    *meta += 4; /* a full box: version and flags */
+    if (find_box(input, *meta, *meta_end, FOURCC('p', 'i', 't', 'm'), &c, &e) != 0 || read_at(input, c, b, 4) != 0)
+        return -1;
+    if (b[0] == 0) {
+        if (read_at(input, c + 4, b + 4, 2) != 0)
+            return -1;
+        *primary = (uint32_t) b[4] << 8 | b[5];
+    } else {
+        if (read_at(input, c + 4, b + 4, 4) != 0)
+            return -1;
+        *primary = be32(b + 4);
+    }
+    return 0;
+}
+
+int heif_primary_is_grid(shim_heif_input *input) {
+    uint64_t meta, meta_end, iinf, iinf_end, c, e;
+    uint32_t primary, type;
+    uint8_t b[16];
+    if (find_meta(input, &meta, &meta_end, &primary) != 0 ||
+        find_box(input, meta, meta_end, FOURCC('i', 'i', 'n', 'f'), &iinf, &iinf_end) != 0 ||
+        read_at(input, iinf, b, 1) != 0)
+        return -1;
+    /* Version and flags, then a count of 16 bits (version 0) or 32. */
+    for (uint64_t at = iinf + 4 + (b[0] == 0 ? 2 : 4); at < iinf_end; at = e) {
+        if (box_at(input, at, iinf_end, &type, &c, &e) != 0)
+            return -1;
+        /* infe of version 2 (16-bit item id) or 3 (32-bit): the id, a
+         * protection index of 16 bits, the item type. */
+        if (type != FOURCC('i', 'n', 'f', 'e') || e - c < 12 || read_at(input, c, b, 12) != 0 || b[0] < 2)
+            continue;
+        if (b[0] > 2 && (e - c < 14 || read_at(input, c + 12, b + 12, 2) != 0))
+            return -1;
+        uint32_t item = b[0] == 2 ? ((uint32_t) b[4] << 8 | b[5]) : be32(b + 4);
+        if (item == primary)
+            return be32(b + (b[0] == 2 ? 8 : 10)) == FOURCC('g', 'r', 'i', 'd');
+    }
+    return -1;
+}
+
 /* ipco holds at most this many properties here (indices of 15 bits are
  * allowed; a phone's file has a few dozen). */
 #define MAX_PROPERTIES 1024
@@ -138,22 +185,9 @@ static int find_box(shim_heif_input *input, uint64_t at, uint64_t end, uint32_t 
 int heif_primary_rotation(shim_heif_input *input) {
     uint64_t meta, meta_end, c, e, iprp, iprp_end, ipco, ipco_end, ipma, ipma_end;
     uint8_t b[8];
-    if (find_box(input, 0, input->len, FOURCC('m', 'e', 't', 'a'), &meta, &meta_end) != 0)
-        return -1;
-    meta += 4; /* a full box: version and flags */
-    /* The primary item. */
-    if (find_box(input, meta, meta_end, FOURCC('p', 'i', 't', 'm'), &c, &e) != 0 || read_at(input, c, b, 4) != 0)
-        return -1;
     uint32_t primary;
-    if (b[0] == 0) {
-        if (read_at(input, c + 4, b + 4, 2) != 0)
-            return -1;
-        primary = (uint32_t) b[4] << 8 | b[5];
-    } else {
-        if (read_at(input, c + 4, b + 4, 4) != 0)
-            return -1;
-        primary = be32(b + 4);
-    }
+    if (find_meta(input, &meta, &meta_end, &primary) != 0)
+        return -1;
     if (find_box(input, meta, meta_end, FOURCC('i', 'p', 'r', 'p'), &iprp, &iprp_end) != 0 ||
         find_box(input, iprp, iprp_end, FOURCC('i', 'p', 'c', 'o'), &ipco, &ipco_end) != 0 ||
         find_box(input, iprp, iprp_end, FOURCC('i', 'p', 'm', 'a'), &ipma, &ipma_end) != 0)

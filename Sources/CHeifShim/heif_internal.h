@@ -46,4 +46,9 @@ int heif_shrink_factor(int width, int height, int need_width, int need_height);
 /// the transformations itself (heif_input.c).
 int heif_primary_rotation(shim_heif_input *input);
 
+/// Whether the primary image of `input` is a grid of coded images (a
+/// phone's tiles), read from its boxes (pitm, iinf): 1, 0, or -1 when they
+/// cannot be read that far (heif_input.c).
+int heif_primary_is_grid(shim_heif_input *input);
+
 #endif

@@ -1,3 +1,4 @@
+import CThumbsTestShim
 import Foundation
 import ThumbsTestSupport
 import XCTest
@@ -93,5 +94,23 @@ final class HeifDecoderTests: TemporaryFolderTestCase {
         let budget = 2 * MemoryBudget.perJob // MemoryBudget(jobs: 2)
         XCTAssertGreaterThan(2 * planned.peakBytes, budget, "two 12 MP decodes do not fit at --jobs 2")
         XCTAssertLessThanOrEqual(planned.peakBytes, budget)
+    }
+
+    /// A HEIC that is one picture (libheif's encoder writes no grid)
+    /// reserves half its planes, as before: two such decodes still overlap
+    /// at `--jobs 2` (see `HeifDecoder.primaryPeakBytes`); the phone
+    /// fixture is read as a grid.
+    func testAOnePictureHEICsPlanReservesHalfItsPlanes() throws {
+        let (width, height) = (1200, 800)
+        let rgb = [UInt8](repeating: 128, count: width * height * 3)
+        let path = root + "/one.heic"
+        XCTAssertEqual(test_write_heic(path, rgb, Int32(width), Int32(height), 1, nil, 0, 0, 1, 0), 0)
+        let one = try SourceFile(path: path)
+        XCTAssertEqual(try HeifThumbnail.facts(.file(one), plans: { ThumbnailPlans($0, settings: self.settings(512)) })?.grid, false)
+        let planned = try DecoderList.plan(.file(one), format: "heif", settings: settings(512), limits: DecodeLimits())
+        XCTAssertEqual(planned.path, .libheif)
+        XCTAssertEqual(planned.peakBytes, width * height * 3 / 2)
+        let phone = try SourceFile(path: Self.phone.path)
+        XCTAssertEqual(try HeifThumbnail.facts(.file(phone), plans: { ThumbnailPlans($0, settings: self.settings(512)) })?.grid, true)
     }
 }

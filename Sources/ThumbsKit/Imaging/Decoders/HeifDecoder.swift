@@ -43,7 +43,7 @@ struct HeifDecoder: ImageDecoder {
             // to the largest thumbnail (`HeifThumbnail.decodePrimary`);
             // libvips if that declines.
             let target = plans.streamTarget(decoded: (facts.width, facts.height))
-            let peak = Self.primaryPeakBytes(width: facts.width, height: facts.height, target: target)
+            let peak = Self.primaryPeakBytes(width: facts.width, height: facts.height, target: target, grid: facts.grid)
             return DecodePlan(path: .libheif, info: info, peakBytes: peak, target: target, reads: .streamed) { source, _, limits throws(ItemError) in
                 let pixels = try HeifThumbnail.decodePrimary(source, target: target, peakBytes: peak)
                 return pixels.map { DecodedImage(info: info, decoder: .libheif, stage: .pixels($0), failOn: limits.failOn) }
@@ -57,20 +57,23 @@ struct HeifDecoder: ImageDecoder {
     }
 
     /// What decoding the primary image of a `width` × `height` HEIF into
-    /// `target` (nil: its own size) holds at its peak: libheif 1.15's
-    /// full-size planar RGB (3 bytes a pixel: 36 MB for 12 MP), into which
-    /// it pastes a grid's tiles, and the resized planes thumbs makes from
-    /// it. A tile in flight (a 512² picture, its RGB and FFmpeg's context)
-    /// is under a megabyte a thread. Measured on iPhone HEICs at `--jobs 1`:
-    /// 36 MB more than the thumbnail path, the planes. So a 12 MP HEIC
-    /// reserves more than one job's share (`MemoryBudget.perJob`, 32 MB),
-    /// and at `--jobs 2` two of them never decode at once (they peaked at
-    /// 200-236 MiB so, at 1.5 bytes a pixel); the one that runs gets both
-    /// jobs' threads for its tiles (`HeifThumbnail.threads`). An image that
-    /// is one HEVC picture (not a grid; the probe cannot tell) also holds
-    /// its 4:2:0 picture while libheif converts it (about 5 bytes a pixel
-    /// in all); its 3 bytes already keep two 12 MP ones apart at `--jobs 2`.
-    static func primaryPeakBytes(width: Int, height: Int, target: PixelSize?) -> Int {
+    /// `target` (nil: its own size) reserves. A `grid` (a phone's tiles):
+    /// what it holds at its peak, libheif 1.15's full-size planar RGB
+    /// (3 bytes a pixel: 36 MB for 12 MP), into which it pastes the tiles,
+    /// and the resized planes thumbs makes from it; a tile in flight (a
+    /// 512² picture, its RGB and FFmpeg's context) is under a megabyte a
+    /// thread. So a 12 MP grid reserves more than one job's share
+    /// (`MemoryBudget.perJob`, 32 MB): at `--jobs 2` two never decode at
+    /// once (they took 12 iPhone HEICs to 200-236 MiB), and the one that
+    /// runs decodes its tiles on both jobs' threads (`HeifThumbnail.threads`).
+    /// One picture (an encoder's HEIC, not a grid) reserves half its planes,
+    /// less than it holds (about 5 bytes a pixel: its 4:2:0 picture,
+    /// FFmpeg's, and the RGB libheif converts it to, on one thread): all of
+    /// it would decode such files one at a time, and 12 generated 4000×3000
+    /// HEICs took 4.0-5.2 s at `--jobs 2` instead of 2.5-3.6 s (peak
+    /// 147 MiB instead of 204-217).
+    static func primaryPeakBytes(width: Int, height: Int, target: PixelSize?, grid: Bool) -> Int {
+        guard grid else { return width * height * 3 / 2 }
         let planes = width * height * 3
         let resized = target.map { $0.width * $0.height * 3 } ?? planes
         return planes + resized
