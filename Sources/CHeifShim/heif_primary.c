@@ -49,6 +49,22 @@ static int resize_plane(const struct heif_image *image, enum heif_channel channe
     return status;
 }
 
+/* One plane's resize_plane, to run on a thread of its own. */
+typedef struct {
+    const struct heif_image *image;
+    enum heif_channel channel;
+    int w, h;
+    uint8_t *out;
+    int out_w, out_h;
+    int status;
+} plane_resize;
+
+static gpointer run_plane_resize(gpointer data) {
+    plane_resize *job = data;
+    job->status = resize_plane(job->image, job->channel, job->w, job->h, job->out, job->out_w, job->out_h);
+    return NULL;
+}
+
 /* Planes `r`, `g`, `b` (w × h, as stored) interleaved into `out` turned
  * `angle` degrees counter-clockwise (90, 180 or 270), as libheif turns an
  * image by its irot property: h × w for 90 and 270. */
@@ -150,8 +166,19 @@ static int decode_primary_reduced(shim_heif_input *input, int target_width, int 
         status = -1;
         goto done;
     }
+    /* With two threads or more, the first plane is resized on a thread of
+     * its own beside the other two: the decode's tiles ran on as many, and
+     * the resize would otherwise be the one part of it on one core. */
+    plane_resize jobs[3];
+    for (int c = 0; c < 3; c++)
+        jobs[c] = (plane_resize) {image, channels[c], w, h, planes + area * (size_t) c, ow, oh, -1};
+    GThread *helper = threads > 1 ? g_thread_try_new("heif-resize", run_plane_resize, &jobs[0], NULL) : NULL;
+    for (int c = helper ? 1 : 0; c < 3; c++)
+        run_plane_resize(&jobs[c]);
+    if (helper)
+        g_thread_join(helper);
     for (int c = 0; c < 3; c++) {
-        if (resize_plane(image, channels[c], w, h, planes + area * (size_t) c, ow, oh) != 0) {
+        if (jobs[c].status != 0) {
             if (error && error_len)
                 snprintf(error, error_len, "cannot resize the %dx%d HEIF image to %dx%d", w, h, ow, oh);
             status = -1;
