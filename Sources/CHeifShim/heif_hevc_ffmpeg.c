@@ -35,6 +35,14 @@ typedef struct {
 
 static atomic_ulong pictures_decoded;
 
+/* heif_ffmpeg_picture_threads: per thread, so that only the pictures
+ * decoded on the thread that set it (one that is not a grid) use more. */
+static _Thread_local int picture_threads = 1;
+
+void heif_ffmpeg_picture_threads(int threads) {
+    picture_threads = threads > 1 ? threads : 1;
+}
+
 static const struct heif_error ok = {heif_error_Ok, heif_suberror_Unspecified, "Success"};
 
 static struct heif_error plugin_error(enum heif_suberror_code subcode, const char *message) {
@@ -190,7 +198,11 @@ static struct heif_error decode_image(void *decoder, struct heif_image **out) {
     struct heif_error err = plugin_error(heif_suberror_Unspecified, "FFmpeg could not decode the HEVC picture");
     if (!context || !packet || !frame)
         goto done;
-    context->thread_count = 1;
+    /* Slice threads only (HEVC's wavefronts and slices, the same samples
+     * as one thread): frame threads would hold a frame per thread for a
+     * stream of one picture. */
+    context->thread_count = picture_threads;
+    context->thread_type = FF_THREAD_SLICE;
     /* FFmpeg prints nothing: a damaged tile fails the decode (libde265 then
      * has its turn, and the item gets libheif's message). The offset makes
      * this context's messages finer than trace, which neither FFmpeg's

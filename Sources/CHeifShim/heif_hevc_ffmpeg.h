@@ -21,4 +21,12 @@
 /// libde265).
 int heif_use_ffmpeg_hevc(struct heif_context *ctx, int failing);
 
+/// The threads libavcodec may use for a picture decoded on the calling
+/// thread from now on (1 unless set; set it back to 1 after the decode).
+/// libheif 1.15 decodes an image that is one HEVC picture on the thread
+/// that asked, and a grid's tiles on threads of its own, which keep 1: the
+/// tiles already keep the cores busy, and a picture's slice threads help
+/// only when it is large (its wavefronts, as x265 writes them by default).
+void heif_ffmpeg_picture_threads(int threads);
+
 #endif

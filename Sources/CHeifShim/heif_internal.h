@@ -39,4 +39,16 @@ unsigned char *heif_nclx_icc(const struct heif_image_handle *handle, size_t *len
 /// exact size from there, as libvips's shrink + reduce. At least 1.
 int heif_shrink_factor(int width, int height, int need_width, int need_height);
 
+/// How the primary image of `input` turns, read from its boxes (meta,
+/// pitm, iprp): the angle of its irot property (0, 90, 180 or 270,
+/// counter-clockwise; 0 without one), or -1 when it also mirrors (imir) or
+/// crops (clap), or its boxes cannot be read that far: libheif then applies
+/// the transformations itself (heif_input.c).
+int heif_primary_rotation(shim_heif_input *input);
+
+/// Whether the primary image of `input` is a grid of coded images (a
+/// phone's tiles), read from its boxes (pitm, iinf): 1, 0, or -1 when they
+/// cannot be read that far (heif_input.c).
+int heif_primary_is_grid(shim_heif_input *input);
+
 #endif

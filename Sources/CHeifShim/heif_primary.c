@@ -8,7 +8,9 @@
 // and thumbs convert it forward again), no full-size interleaved copy. Each
 // plane is resized on its own by resample.c's Lanczos3 (the weights, and so
 // the pixels, of an interleaved resize of the same image), and the small
-// planes are interleaved last.
+// planes are interleaved last. A picture stored turned (irot, as a phone
+// held upright stores it) is decoded as stored and turned as it is
+// interleaved: libheif would turn the full-size planes into a second copy.
 //
 // The HEVC images (a grid's tiles) are decoded by FFmpeg's libavcodec
 // through a decoder plugin on this decode's context (heif_hevc_ffmpeg.c)
@@ -47,6 +49,51 @@ static int resize_plane(const struct heif_image *image, enum heif_channel channe
     return status;
 }
 
+/* One plane's resize_plane, to run on a thread of its own. */
+typedef struct {
+    const struct heif_image *image;
+    enum heif_channel channel;
+    int w, h;
+    uint8_t *out;
+    int out_w, out_h;
+    int status;
+} plane_resize;
+
+static gpointer run_plane_resize(gpointer data) {
+    plane_resize *job = data;
+    job->status = resize_plane(job->image, job->channel, job->w, job->h, job->out, job->out_w, job->out_h);
+    return NULL;
+}
+
+/* Planes `r`, `g`, `b` (w × h, as stored) interleaved into `out` turned
+ * `angle` degrees counter-clockwise (90, 180 or 270), as libheif turns an
+ * image by its irot property: h × w for 90 and 270. */
+static void interleave_turned(const uint8_t *r, const uint8_t *g, const uint8_t *b, int w, int h, int angle,
+                              uint8_t *out) {
+    int out_w = angle == 180 ? w : h, out_h = angle == 180 ? h : w;
+    for (int y = 0; y < out_h; y++) {
+        for (int x = 0; x < out_w; x++) {
+            /* The stored pixel that lands at (x, y). 90° counter-clockwise:
+             * the top-right corner goes to the top left. */
+            int sx, sy;
+            if (angle == 90) {
+                sx = w - 1 - y;
+                sy = x;
+            } else if (angle == 270) {
+                sx = y;
+                sy = h - 1 - x;
+            } else {
+                sx = w - 1 - x;
+                sy = h - 1 - y;
+            }
+            size_t from = (size_t) sy * (size_t) w + (size_t) sx, to = 3 * ((size_t) y * (size_t) out_w + (size_t) x);
+            out[to] = r[from];
+            out[to + 1] = g[from];
+            out[to + 2] = b[from];
+        }
+    }
+}
+
 /* What decode_primary_reduced returns when libheif's decode failed: with
  * FFmpeg's plugin, libde265 then has its turn. */
 #define DECODE_FAILED (-3)
@@ -62,13 +109,28 @@ static int decode_primary_reduced(shim_heif_input *input, int target_width, int 
         return -1;
     if (hevc_decoder != SHIM_HEIF_HEVC_LIBDE265)
         heif_use_ffmpeg_hevc(ctx, hevc_decoder == SHIM_HEIF_HEVC_FFMPEG_FAILING);
+    /* An image that is one HEVC picture is decoded on this thread: it gets
+     * the decode's threads (a grid's tiles have them already). */
+    heif_ffmpeg_picture_threads(threads);
     int status = -2;
     struct heif_image *image = NULL;
     uint8_t *planes = NULL;
     if (heif_image_handle_has_alpha_channel(primary) || heif_image_handle_get_luma_bits_per_pixel(primary) != 8 ||
         heif_image_handle_get_chroma_bits_per_pixel(primary) != 8)
         goto done;
-    struct heif_error err = heif_decode_image(primary, &image, heif_colorspace_RGB, heif_chroma_444, NULL);
+    /* A photo that is only turned (irot: a phone held upright) is decoded
+     * as stored, and the small picture is turned at the end: libheif 1.15
+     * would turn the full-size planes into a second full-size copy, pixel
+     * by pixel on this thread (36 MB more, and about 70 ms, for 12 MP). */
+    int angle = heif_primary_rotation(input);
+    struct heif_decoding_options *options = angle > 0 ? heif_decoding_options_alloc() : NULL;
+    if (options)
+        options->ignore_transformations = 1;
+    else if (angle > 0)
+        angle = -1;
+    int turned = options && (angle == 90 || angle == 270);
+    struct heif_error err = heif_decode_image(primary, &image, heif_colorspace_RGB, heif_chroma_444, options);
+    heif_decoding_options_free(options);
     if (err.code != heif_error_Ok || !image) {
         heif_say(error, error_len, "cannot decode the HEIF image", err);
         status = DECODE_FAILED;
@@ -83,7 +145,14 @@ static int decode_primary_reduced(shim_heif_input *input, int target_width, int 
             heif_image_get_bits_per_pixel_range(image, channels[c]) != 8)
             goto done;
     }
-    /* The target, unless it is not smaller both ways: then the decoded size. */
+    /* The target (as displayed: turned back to the stored picture's sides
+     * when it is turned by 90° or 270°), unless it is not smaller both
+     * ways: then the decoded size. */
+    if (turned) {
+        int swap = target_width;
+        target_width = target_height;
+        target_height = swap;
+    }
     int ow = w, oh = h;
     if (target_width > 0 && target_height > 0 && target_width <= w && target_height <= h) {
         ow = target_width;
@@ -97,8 +166,19 @@ static int decode_primary_reduced(shim_heif_input *input, int target_width, int 
         status = -1;
         goto done;
     }
+    /* With two threads or more, the first plane is resized on a thread of
+     * its own beside the other two: the decode's tiles ran on as many, and
+     * the resize would otherwise be the one part of it on one core. */
+    plane_resize jobs[3];
+    for (int c = 0; c < 3; c++)
+        jobs[c] = (plane_resize) {image, channels[c], w, h, planes + area * (size_t) c, ow, oh, -1};
+    GThread *helper = threads > 1 ? g_thread_try_new("heif-resize", run_plane_resize, &jobs[0], NULL) : NULL;
+    for (int c = helper ? 1 : 0; c < 3; c++)
+        run_plane_resize(&jobs[c]);
+    if (helper)
+        g_thread_join(helper);
     for (int c = 0; c < 3; c++) {
-        if (resize_plane(image, channels[c], w, h, planes + area * (size_t) c, ow, oh) != 0) {
+        if (jobs[c].status != 0) {
             if (error && error_len)
                 snprintf(error, error_len, "cannot resize the %dx%d HEIF image to %dx%d", w, h, ow, oh);
             status = -1;
@@ -116,10 +196,19 @@ static int decode_primary_reduced(shim_heif_input *input, int target_width, int 
         goto done;
     }
     const uint8_t *r = planes, *g = planes + area, *b = planes + 2 * area;
-    for (size_t i = 0; i < area; i++) {
-        pixels[3 * i] = r[i];
-        pixels[3 * i + 1] = g[i];
-        pixels[3 * i + 2] = b[i];
+    if (angle <= 0) {
+        for (size_t i = 0; i < area; i++) {
+            pixels[3 * i] = r[i];
+            pixels[3 * i + 1] = g[i];
+            pixels[3 * i + 2] = b[i];
+        }
+    } else {
+        interleave_turned(r, g, b, ow, oh, angle, pixels);
+        if (turned) {
+            int swap = ow;
+            ow = oh;
+            oh = swap;
+        }
     }
     size_t icc_length = 0;
     unsigned char *icc = heif_raw_icc(primary, &icc_length);
@@ -128,6 +217,7 @@ static int decode_primary_reduced(shim_heif_input *input, int target_width, int 
     heif_fill_pixels(out, pixels, ow, oh, 3, icc, icc_length);
     status = 0;
 done:
+    heif_ffmpeg_picture_threads(1);
     free(planes);
     if (image)
         heif_image_release(image);

@@ -61,6 +61,7 @@ int shim_heif_probe(shim_heif_input *input, shim_heif_info *info, char *error, s
     info->has_alpha = heif_image_handle_has_alpha_channel(primary);
     info->luma_bits = heif_image_handle_get_luma_bits_per_pixel(primary);
     info->has_icc = heif_image_handle_get_raw_color_profile_size(primary) > 0;
+    info->primary_grid = heif_primary_is_grid(input) == 1;
     struct heif_color_profile_nclx *nclx = NULL;
     if (heif_image_handle_get_nclx_color_profile(primary, &nclx).code == heif_error_Ok && nclx) {
         info->nclx_primaries = (int) nclx->color_primaries;

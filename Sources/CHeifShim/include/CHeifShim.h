@@ -46,6 +46,9 @@ typedef struct {
     int has_icc;
     /// Its nclx box, or -1 each when it has none.
     int nclx_primaries, nclx_transfer;
+    /// The primary image is a grid of coded images (a phone's tiles), not
+    /// one picture: libheif 1.15 then pastes them into full-size planar RGB.
+    int primary_grid;
 } shim_heif_info;
 
 /// Reads the file's boxes (no pixel is decoded). 0, or -1 with a message

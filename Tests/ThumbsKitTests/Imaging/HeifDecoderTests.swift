@@ -1,3 +1,4 @@
+import CThumbsTestShim
 import Foundation
 import ThumbsTestSupport
 import XCTest
@@ -78,5 +79,38 @@ final class HeifDecoderTests: TemporaryFolderTestCase {
         let image = try await decode(file, settings(1024, 256))
         guard case .pixels(let pixels) = image.stage else { return XCTFail("no pixels handed over") }
         XCTAssertEqual([pixels.width, pixels.height], [768, 1024])
+    }
+
+    /// The phone fixture's plan at 1024 px reserves what libheif 1.15 holds
+    /// (its full-size planar RGB, 3 bytes a pixel) and the resized planes:
+    /// more than one job's share, so that at `--jobs 2` two such decodes
+    /// never overlap (they took the run past 200 MB), yet within the whole
+    /// budget, so that one runs beside the other items' small decodes.
+    func testThePrimaryImagesPlanReservesLibheifsFullSizePlanes() throws {
+        let file = try SourceFile(path: Self.phone.path)
+        let planned = try DecoderList.plan(.file(file), format: "heif", settings: settings(1024), limits: DecodeLimits())
+        XCTAssertEqual(planned.path, .libheif)
+        XCTAssertEqual(planned.peakBytes, 4032 * 3024 * 3 + 768 * 1024 * 3)
+        let budget = 2 * MemoryBudget.perJob // MemoryBudget(jobs: 2)
+        XCTAssertGreaterThan(2 * planned.peakBytes, budget, "two 12 MP decodes do not fit at --jobs 2")
+        XCTAssertLessThanOrEqual(planned.peakBytes, budget)
+    }
+
+    /// A HEIC that is one picture (libheif's encoder writes no grid)
+    /// reserves half its planes, as before: two such decodes still overlap
+    /// at `--jobs 2` (see `HeifDecoder.primaryPeakBytes`); the phone
+    /// fixture is read as a grid.
+    func testAOnePictureHEICsPlanReservesHalfItsPlanes() throws {
+        let (width, height) = (1200, 800)
+        let rgb = [UInt8](repeating: 128, count: width * height * 3)
+        let path = root + "/one.heic"
+        XCTAssertEqual(test_write_heic(path, rgb, Int32(width), Int32(height), 1, nil, 0, 0, 1, 0), 0)
+        let one = try SourceFile(path: path)
+        XCTAssertEqual(try HeifThumbnail.facts(.file(one), plans: { ThumbnailPlans($0, settings: self.settings(512)) })?.grid, false)
+        let planned = try DecoderList.plan(.file(one), format: "heif", settings: settings(512), limits: DecodeLimits())
+        XCTAssertEqual(planned.path, .libheif)
+        XCTAssertEqual(planned.peakBytes, width * height * 3 / 2)
+        let phone = try SourceFile(path: Self.phone.path)
+        XCTAssertEqual(try HeifThumbnail.facts(.file(phone), plans: { ThumbnailPlans($0, settings: self.settings(512)) })?.grid, true)
     }
 }

@@ -1,4 +1,5 @@
 import CHeifShim
+import CThumbsTestShim
 import CVipsShim
 import Foundation
 import XCTest
@@ -12,17 +13,20 @@ final class HeifHevcDecoderTests: XCTestCase {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/heif/heic-orientation-6.heic")
 
-    /// The fixture's primary image at 768×1024 by `hevc`, as bytes.
-    private func decodePrimary(_ hevc: Int32) throws -> [UInt8] {
-        let file = try SourceFile(path: Self.phone.path)
+    /// The primary image of `path` (the fixture) at `width` × `height` by
+    /// `hevc` with `threads`, as bytes.
+    private func decodePrimary(
+        _ hevc: Int32, path: String = phone.path, width: Int = 768, height: Int = 1024, threads: Int32 = 1
+    ) throws -> [UInt8] {
+        let file = try SourceFile(path: path)
         var pixels = shim_jpeg_pixels()
         var message = [CChar](repeating: 0, count: 256)
         let status = try HeifInput.with(.file(file)) { input throws(ItemError) in
-            shim_heif_decode_primary_reduced(&input, 768, 1024, 1, hevc, &pixels, &message, message.count)
+            shim_heif_decode_primary_reduced(&input, Int32(width), Int32(height), threads, hevc, &pixels, &message, message.count)
         }
         defer { shim_jpeg_pixels_free(&pixels) }
         XCTAssertEqual(status, 0, String(cString: message))
-        XCTAssertEqual([pixels.width, pixels.height, Int(pixels.bands)], [768, 1024, 3])
+        XCTAssertEqual([pixels.width, pixels.height, Int(pixels.bands)], [width, height, 3])
         guard status == 0, let bytes = pixels.pixels else { return [] }
         return Array(UnsafeBufferPointer(start: bytes, count: pixels.width * pixels.height * Int(pixels.bands)))
     }
@@ -57,5 +61,34 @@ final class HeifHevcDecoderTests: XCTestCase {
         for var bad: [UInt8] in [[0, 0, 0, 3, 0x40, 0x01], [0, 0, 0, 0], [0, 0, 0, 0, 0x40], [0, 0, 0, 1, 0x40, 0, 0], [0, 0, 1]] {
             XCTAssertEqual(shim_hevc_length_prefixed_to_annexb(&bad, bad.count), -1, "\(bad)")
         }
+    }
+
+    /// An image that is one HEVC picture (libheif's encoder, x265's
+    /// wavefronts), not a grid: FFmpeg decodes it on the decode's two
+    /// threads (`heif_ffmpeg_picture_threads`), and the picture is still
+    /// libde265's, sample for sample.
+    func testAOnePictureHEICDecodedOnTwoThreadsHasLibde265sSamples() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("heif-one-picture-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("one.heic").path
+        let (width, height) = (1536, 1024)
+        // Gradients with a ripple: every CTU row has something to code.
+        var rgb = [UInt8](repeating: 0, count: width * height * 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                let at = (y * width + x) * 3
+                rgb[at] = UInt8(x * 255 / width)
+                rgb[at + 1] = UInt8(y * 255 / height)
+                rgb[at + 2] = UInt8((x * 7 + y * 13) % 256)
+            }
+        }
+        XCTAssertEqual(test_write_heic(path, rgb, Int32(width), Int32(height), 1, nil, 0, 0, 1, 0), 0)
+        let before = shim_heif_ffmpeg_pictures_decoded()
+        let ffmpeg = try decodePrimary(Int32(SHIM_HEIF_HEVC_FFMPEG), path: path, width: 768, height: 512, threads: 2)
+        XCTAssertEqual(shim_heif_ffmpeg_pictures_decoded() - before, 1, "one picture, through FFmpeg")
+        let libde265 = try decodePrimary(Int32(SHIM_HEIF_HEVC_LIBDE265), path: path, width: 768, height: 512, threads: 2)
+        XCTAssertEqual(ffmpeg.count, 768 * 512 * 3)
+        XCTAssertTrue(ffmpeg == libde265, "samples that differ from libde265's")
     }
 }

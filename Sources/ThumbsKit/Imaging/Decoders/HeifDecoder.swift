@@ -41,17 +41,9 @@ struct HeifDecoder: ImageDecoder {
         guard let index = facts.thumbnail else {
             // The primary image in libheif's planar RGB, each plane resized
             // to the largest thumbnail (`HeifThumbnail.decodePrimary`);
-            // libvips if that declines. libheif 1.15 holds the full-size
-            // planes (3 bytes a pixel: 36 MB for 12 MP) and, while it
-            // decodes, a grid's tiles in flight and its HEVC decoder's
-            // frames; thumbs adds the resized planes only. Reserved: half
-            // the planes (1.5 bytes a pixel). The whole peak would run 12 MP
-            // HEICs one at a time at --jobs 2 (the budget is 32 MB a job);
-            // two at a time stay within 200 MB (bench: heic). A libheif
-            // with a tile API (1.17+) could resize tile by tile and reserve
-            // what it holds.
-            let peak = facts.width * facts.height * 3 / 2
+            // libvips if that declines.
             let target = plans.streamTarget(decoded: (facts.width, facts.height))
+            let peak = Self.primaryPeakBytes(width: facts.width, height: facts.height, target: target, grid: facts.grid)
             return DecodePlan(path: .libheif, info: info, peakBytes: peak, target: target, reads: .streamed) { source, _, limits throws(ItemError) in
                 let pixels = try HeifThumbnail.decodePrimary(source, target: target, peakBytes: peak)
                 return pixels.map { DecodedImage(info: info, decoder: .libheif, stage: .pixels($0), failOn: limits.failOn) }
@@ -62,5 +54,28 @@ struct HeifDecoder: ImageDecoder {
             let pixels = try? HeifThumbnail.decode(source, index: index)
             return pixels.map { DecodedImage(info: info, decoder: .heifThumbnail, stage: .pixels($0), failOn: limits.failOn) }
         }
+    }
+
+    /// What decoding the primary image of a `width` × `height` HEIF into
+    /// `target` (nil: its own size) reserves. A `grid` (a phone's tiles):
+    /// what it holds at its peak, libheif 1.15's full-size planar RGB
+    /// (3 bytes a pixel: 36 MB for 12 MP), into which it pastes the tiles,
+    /// and the resized planes thumbs makes from it; a tile in flight (a
+    /// 512² picture, its RGB and FFmpeg's context) is under a megabyte a
+    /// thread. So a 12 MP grid reserves more than one job's share
+    /// (`MemoryBudget.perJob`, 32 MB): at `--jobs 2` two never decode at
+    /// once (they took 12 iPhone HEICs to 200-236 MiB), and the one that
+    /// runs decodes its tiles on both jobs' threads (`HeifThumbnail.threads`).
+    /// One picture (an encoder's HEIC, not a grid) reserves half its planes,
+    /// less than it holds (about 5 bytes a pixel: its 4:2:0 picture,
+    /// FFmpeg's, and the RGB libheif converts it to, on one thread): all of
+    /// it would decode such files one at a time, and 12 generated 4000×3000
+    /// HEICs took 4.0-5.2 s at `--jobs 2` instead of 2.5-3.6 s (peak
+    /// 147 MiB instead of 204-217).
+    static func primaryPeakBytes(width: Int, height: Int, target: PixelSize?, grid: Bool) -> Int {
+        guard grid else { return width * height * 3 / 2 }
+        let planes = width * height * 3
+        let resized = target.map { $0.width * $0.height * 3 } ?? planes
+        return planes + resized
     }
 }

@@ -26,6 +26,8 @@ enum HeifThumbnail {
         var thumbnailHeight = 0
         /// The primary image's nclx box names PQ or HLG.
         var hdr = false
+        /// The primary image is a grid of coded images (a phone's tiles).
+        var grid = false
     }
 
     /// Reads the file's boxes; nil when libheif cannot (libvips then reads
@@ -38,6 +40,7 @@ enum HeifThumbnail {
         }
         var facts = Facts(width: Int(info.width), height: Int(info.height))
         facts.hdr = shim_heif_hdr_transfer(info.nclx_transfer) != 0
+        facts.grid = info.primary_grid != 0
         let needed = plans(SourceImageInfo(format: "heif", width: facts.width, height: facts.height, orientation: 1)).neededSize
         let sizes = withUnsafeBytes(of: info.thumbnail_width) { widths in
             withUnsafeBytes(of: info.thumbnail_height) { heights in
