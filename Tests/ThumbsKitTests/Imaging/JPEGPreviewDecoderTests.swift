@@ -38,12 +38,12 @@ final class JPEGPreviewDecoderTests: TemporaryFolderTestCase {
     /// NIKON firmware wrote it at 1200 x 800, its maker note holding
     /// `preview`. Written to `name`; returns its path.
     private func cameraJPEG(
-        _ name: String, preview: [UInt8], facts: B.ExifFacts? = nil, extraSegments: [UInt8] = []
+        _ name: String, preview: [UInt8], facts: B.ExifFacts? = nil, extraSegments: [UInt8] = [], note: [UInt8]? = nil
     ) throws -> String {
         let photo = TestImages.write(root + "/photo-\(name)", width: 1200, height: 800, options: "[Q=85,strip]")
         var exif = facts ?? B.ExifFacts()
         if facts == nil { exif.pixel = (1200, 800) }
-        let bytes = B.exifJPEG(exif, note: B.nikonNote(preview: preview), extraSegments: extraSegments,
+        let bytes = B.exifJPEG(exif, note: note ?? B.nikonNote(preview: preview), extraSegments: extraSegments,
                                main: Array(try Data(contentsOf: URL(fileURLWithPath: photo))))
         let path = root + "/" + name
         try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -90,6 +90,25 @@ final class JPEGPreviewDecoderTests: TemporaryFolderTestCase {
         XCTAssertEqual(plan.entry, 0)
         XCTAssertEqual(plan.shrink, 2)
         XCTAssertEqual(plan.info.map { [$0.width, $0.height, $0.orientation] }, [1200, 800, 1])
+        let colour = try await decodedColour(path, settings(256))
+        XCTAssertEqual(colour.decoder, .jpegPreview)
+        XCTAssertGreaterThan(colour.blue, 240)
+        XCTAssertLessThan(colour.red, 15)
+    }
+
+    /// A Minolta DiMAGE's preview, whose first byte the camera wrote as 0x00
+    /// where its SOI's 0xFF belongs (listed with SHIM_EP_SOI_REPAIRED),
+    /// serves, mended in a copy: its blue pixels decode.
+    func testMinoltaPreviewWithAWrongFirstByteServesMended() async throws {
+        var preview = try bluePreview(width: 600, height: 400)
+        preview[0] = 0
+        var facts = B.ExifFacts()
+        facts.make = "Minolta Co., Ltd."
+        facts.pixel = (1200, 800)
+        let path = try cameraJPEG("minolta.jpg", preview: preview, facts: facts,
+                                  note: B.headerlessNote(nikon: false, bigEndian: false, preview: preview))
+        let plan = try plan(path, settings(256))
+        XCTAssertEqual(plan.path, .jpegPreview)
         let colour = try await decodedColour(path, settings(256))
         XCTAssertEqual(colour.decoder, .jpegPreview)
         XCTAssertGreaterThan(colour.blue, 240)

@@ -15,7 +15,9 @@ import CVipsShim
 /// - a candidate covers every box at its decode scale (stored orientation,
 ///   as the photo's), has the photo's aspect ratio within 1%
 ///   (`aspectTolerance`: a letterboxed or cropped preview has not), no
-///   orientation of its own but the photo's, and is within `--max-pixels`.
+///   orientation of its own but the photo's, and is within `--max-pixels`
+///   (a Minolta preview whose first byte the camera wrote as 0x00 counts,
+///   mended: `withSOI`).
 /// The cheapest such candidate (fewest pixels) serves. The item's `info` is
 /// the photo's (size, orientation): the manifest keeps the photo's size, and
 /// the renderer resizes the preview's pixels to the photo's geometry. The
@@ -62,16 +64,20 @@ struct JPEGPreviewDecoder: ImageDecoder {
         let paths = JPEGPathRule.candidates(jpeg: facts, shrink: shrink, keepMetadata: false, pixelBudget: DirectJPEG.memoryBudget)
         let decodePeak = (paths.first.map { facts.peakBytes(path: $0, shrink: shrink) } ?? facts.peakBytes(path: .libjpeg, shrink: shrink))
         let range = picture.range
-        // From a file, the preview's bytes are held while it decodes.
-        let held = source.inMemory ? 0 : range.count
+        // From a file, the preview's bytes are held while it decodes, and a
+        // mended copy of them (`withSOI`) from a file or from memory.
+        let repaired = picture.has(Int32(SHIM_EP_SOI_REPAIRED))
+        let held = (source.inMemory ? 0 : range.count) + (repaired ? range.count : 0)
         let budget = max(DirectJPEG.memoryBudget, decodePeak)
         let orientation = info.orientation
         return DecodePlan(
             path: .jpegPreview, info: info, shrink: shrink, peakBytes: decodePeak + held, reads: .ranges([range])
         ) { source, _, limits throws(ItemError) in
             guard range.upperBound <= source.count else { return nil }
-            let decoded = try source.withBytes(in: range) { slice in
-                PreviewPathAttempts.decode(slice, paths: paths, shrink: shrink, memoryBudget: budget)
+            let decoded = try source.withBytes(in: range) { slice throws(ItemError) in
+                try Self.withSOI(slice, repaired: repaired) { bytes throws(ItemError) in
+                    PreviewPathAttempts.decode(bytes, paths: paths, shrink: shrink, memoryBudget: budget)
+                }
             }
             guard let decoded else { return nil }
             try source.checkUnchanged()
@@ -139,7 +145,7 @@ struct JPEGPreviewDecoder: ImageDecoder {
     static func fits(
         _ p: Picture, photo: (width: Int, height: Int), orientation: Int, needed: (width: Int, height: Int), maxPixels: Int
     ) -> Bool {
-        guard p.flags == 0, [0xC0, 0xC1, 0xC2].contains(p.frameMarker), p.components == 1 || p.components == 3 else { return false }
+        guard p.flags & ~Int32(SHIM_EP_SOI_REPAIRED) == 0, [0xC0, 0xC1, 0xC2].contains(p.frameMarker), p.components == 1 || p.components == 3 else { return false }
         guard p.orientation <= 1 || p.orientation == orientation else { return false }
         let (w, h) = (p.width, p.height)
         guard w > 0, h > 0, photo.width > 0, photo.height > 0, w.multipliedReportingOverflow(by: h).partialValue <= maxPixels else {
@@ -171,9 +177,11 @@ struct JPEGPreviewDecoder: ImageDecoder {
                 raw.length = UInt64(range.count)
                 raw.kind = picture.kind?.rawValue ?? 0
                 raw.mpf_type = picture.mpfType
+                raw.flags = picture.flags & Int32(SHIM_EP_SOI_REPAIRED)
                 guard let base = bytes.baseAddress else { return (nil, false) }
                 guard shim_embedded_probe(base.assumingMemoryBound(to: UInt8.self), bytes.count, &raw) == 0 else { return (nil, true) }
-                guard let header = DirectJPEG.probe(bytes) else { return (nil, !reachesScan(bytes)) }
+                let header = withSOI(bytes, repaired: raw.flags & Int32(SHIM_EP_SOI_REPAIRED) != 0) { DirectJPEG.probe($0) }
+                guard let header else { return (nil, !reachesScan(bytes)) }
                 var probed = Picture(raw)
                 probed.flags = raw.flags | (picture.flags & ~Int32(SHIM_EP_UNPROBED))
                 probed.maker = picture.maker
@@ -184,6 +192,22 @@ struct JPEGPreviewDecoder: ImageDecoder {
         let first = read(head)
         if let found = first.found { return found }
         return first.cutShort && head < range.count ? read(range.count).found : nil
+    }
+
+    /// Calls `body` with `bytes` as libjpeg must see them: when `repaired`
+    /// (SHIM_EP_SOI_REPAIRED: Minolta's DiMAGE A1 and 7Hi write 0x00 where
+    /// their preview's SOI begins with 0xFF, as exiftool notes and mends), a
+    /// copy whose first byte is 0xFF; else `bytes` themselves.
+    static func withSOI<R, E: Error>(
+        _ bytes: UnsafeRawBufferPointer, repaired: Bool, _ body: (UnsafeRawBufferPointer) throws(E) -> R
+    ) throws(E) -> R {
+        guard repaired, !bytes.isEmpty else { return try body(bytes) }
+        var copy = [UInt8](bytes)
+        copy[0] = 0xFF
+        let result: Result<R, E> = copy.withUnsafeBytes { mended in
+            do throws(E) { return .success(try body(mended)) } catch { return .failure(error) }
+        }
+        return try result.get()
     }
 
     /// Whether `bytes`, a JPEG's first bytes, reach its first scan (SOS), or
