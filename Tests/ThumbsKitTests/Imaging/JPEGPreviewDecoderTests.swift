@@ -115,6 +115,33 @@ final class JPEGPreviewDecoderTests: TemporaryFolderTestCase {
         XCTAssertLessThan(colour.red, 15)
     }
 
+    /// As the DiMAGE A1 and 7Hi store it: the preview after the photo's EOI,
+    /// past the header the listing reads, so its wrong first byte is seen
+    /// only when the decoder probes it. It serves, mended.
+    func testMinoltaPreviewPastThePhotoServesMended() async throws {
+        var preview = try bluePreview(width: 600, height: 400)
+        preview[0] = 0
+        var facts = B.ExifFacts()
+        facts.make = "Minolta Co., Ltd."
+        facts.pixel = (1200, 800)
+        let photo = TestImages.write(root + "/photo-minolta.jpg", width: 1200, height: 800, options: "[Q=85,strip]")
+        let main = Array(try Data(contentsOf: URL(fileURLWithPath: photo)))
+        func file(start: UInt32) -> [UInt8] {
+            B.exifJPEG(facts, note: B.headerlessNote(nikon: false, bigEndian: false, preview: [], start: start,
+                                                     length: UInt32(preview.count)), main: main)
+        }
+        let layout = file(start: 0)
+        let tiff = try XCTUnwrap(layout.firstRange(of: Array("Exif\u{0}\u{0}".utf8))).upperBound
+        let bytes = file(start: UInt32(layout.count - tiff)) + preview
+        let path = root + "/minolta-past.jpg"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let plan = try plan(path, settings(256))
+        XCTAssertEqual(plan.path, .jpegPreview)
+        let colour = try await decodedColour(path, settings(256))
+        XCTAssertEqual(colour.decoder, .jpegPreview)
+        XCTAssertGreaterThan(colour.blue, 240)
+    }
+
     /// The same camera file cropped by `jpegtran -crop 800x800+0+0 -copy
     /// all`: its APP1 (maker note, preview) is copied as it was, and the
     /// frame is 800 x 800 now. libjpeg-turbo's jpegtran (2.1.5 here) also

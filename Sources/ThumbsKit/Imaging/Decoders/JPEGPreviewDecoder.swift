@@ -177,7 +177,11 @@ struct JPEGPreviewDecoder: ImageDecoder {
                 raw.length = UInt64(range.count)
                 raw.kind = picture.kind?.rawValue ?? 0
                 raw.mpf_type = picture.mpfType
-                raw.flags = picture.flags & Int32(SHIM_EP_SOI_REPAIRED)
+                // A Minolta preview past the photo's header was listed before
+                // its first byte could be seen: probed mended when that byte
+                // is not 0xFF (shim_embedded_probe checks the rest of the SOI).
+                let minolta = picture.maker == Int32(SHIM_EP_MAKER_MINOLTA) && bytes.first != 0xFF
+                raw.flags = picture.has(Int32(SHIM_EP_SOI_REPAIRED)) || minolta ? Int32(SHIM_EP_SOI_REPAIRED) : 0
                 guard let base = bytes.baseAddress else { return (nil, false) }
                 guard shim_embedded_probe(base.assumingMemoryBound(to: UInt8.self), bytes.count, &raw) == 0 else { return (nil, true) }
                 let header = withSOI(bytes, repaired: raw.flags & Int32(SHIM_EP_SOI_REPAIRED) != 0) { DirectJPEG.probe($0) }
