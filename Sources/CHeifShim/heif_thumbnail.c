@@ -18,6 +18,8 @@ void heif_say(char *error, size_t error_len, const char *what, struct heif_error
         snprintf(error, error_len, "%s: %s", what, err.message ? err.message : "unknown libheif error");
 }
 
+int shim_heif_library_load(char *error, size_t error_len) { return heif_library_load(error, error_len); }
+
 /* The context and primary image handle of `input` (libheif loaded first:
  * every decode starts here); 0, or -1 with a message. */
 static int open_primary(shim_heif_input *input, struct heif_context **ctx_out,

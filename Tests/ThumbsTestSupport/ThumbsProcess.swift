@@ -70,14 +70,23 @@ public enum ThumbsProcess {
 
     /// What a finished process wrote and how it ended.
     public struct Result: Sendable {
+        /// The exit status, or the signal's number when `signalled`.
         public var status: Int32
         public var stdout: String
         public var stderr: String
+        /// Ended by a signal (a crash, or the kill of a `timeout`), not by exit.
+        public var signalled = false
+        /// Still running at the `timeout`, and killed then.
+        public var timedOut = false
     }
 
     /// Runs to the end, keeping stdout and stderr apart. Both go to files
     /// rather than pipes, so a chatty child can never block on a full pipe.
-    public static func capture(_ arguments: [String], environment: [String: String]? = nil) throws -> Result {
+    /// With a `timeout` (seconds), a process still running then is killed
+    /// (SIGKILL) and the result says `timedOut`.
+    public static func capture(
+        _ arguments: [String], environment: [String: String]? = nil, timeout: TimeInterval? = nil
+    ) throws -> Result {
         let folder = NSTemporaryDirectory() + "thumbs-capture-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -94,13 +103,24 @@ public enum ThumbsProcess {
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        var timedOut = false
+        if let timeout {
+            wait(for: process, timeout: timeout) { false }
+            if process.isRunning {
+                timedOut = true
+                kill(process.processIdentifier, SIGKILL)
+            }
+        }
         process.waitUntilExit()
         try out.close()
         try err.close()
         func text(_ path: String) -> String {
             String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
         }
-        return Result(status: process.terminationStatus, stdout: text(outPath), stderr: text(errPath))
+        return Result(
+            status: process.terminationStatus, stdout: text(outPath), stderr: text(errPath),
+            signalled: process.terminationReason == .uncaughtSignal, timedOut: timedOut
+        )
     }
 }
 

@@ -51,6 +51,10 @@ typedef struct {
     int primary_grid;
 } shim_heif_info;
 
+/// Loads libheif if it is not yet (CLoadOnUse): 0, or -1 with the loader's
+/// message in `error` ("libheif could not be loaded: …").
+int shim_heif_library_load(char *error, size_t error_len);
+
 /// Reads the file's boxes (no pixel is decoded). 0, or -1 with a message
 /// in `error`.
 int shim_heif_probe(shim_heif_input *input, shim_heif_info *info, char *error, size_t error_len);

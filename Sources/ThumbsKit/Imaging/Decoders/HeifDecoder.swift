@@ -7,9 +7,12 @@
 ///
 /// Passes a file libheif cannot read, and one with `--keep-metadata` (unless
 /// HDR): libvips's loader then reads it, and gives the item its verdict.
+/// Without libheif itself (not installed, not loadable) the item fails
+/// here with the loader's message: libvips's HEIF loader needs it too.
 struct HeifDecoder: ImageDecoder {
     func plan(_ input: DecoderInput) throws(ItemError) -> DecodePlan? {
         guard let format = input.format, format == "heif" || format == "avif" else { return nil }
+        try HeifThumbnail.requireLibrary(format: format)
         let settings = input.settings
         guard let facts = try HeifThumbnail.facts(input.source, plans: { ThumbnailPlans($0, settings: settings) }) else {
             return nil

@@ -30,6 +30,17 @@ enum HeifThumbnail {
         var grid = false
     }
 
+    /// Throws, with the loader's message, when libheif cannot be loaded (a
+    /// machine without it): libvips's HEIF loader (`vips-heif.so`) and
+    /// ImageMagick's link the same libheif, so no later entry could read a
+    /// `format` file either, and the item says why.
+    static func requireLibrary(format: String) throws(ItemError) {
+        var message = [CChar](repeating: 0, count: 320)
+        guard shim_heif_library_load(&message, message.count) != 0 else { return }
+        let why = String(decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        throw ItemError.unsupported("cannot read this \(format.uppercased()) file: \(why)")
+    }
+
     /// Reads the file's boxes; nil when libheif cannot (libvips then reads
     /// the file and gives the item its verdict, as for any format).
     static func facts(_ source: ImageSource, plans: (SourceImageInfo) -> ThumbnailPlans) throws(ItemError) -> Facts? {
