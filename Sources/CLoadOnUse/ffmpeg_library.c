@@ -2,8 +2,6 @@
 #include "ffmpeg_library.h"
 #include "library_open.h"
 
-#include <pthread.h>
-#include <stdio.h>
 #include <string.h>
 
 ffmpeg_functions ffmpeg_library;
@@ -22,15 +20,6 @@ static const char *const sonames[library_count] = {
     [avformat] = FFMPEG_SONAME("avformat", LIBAVFORMAT_VERSION_MAJOR),
     [swscale] = FFMPEG_SONAME("swscale", LIBSWSCALE_VERSION_MAJOR),
 };
-
-/// Per library: loaded (its functions in the table), or the message of the
-/// load that failed, which every later caller gets too.
-static struct {
-    int loaded;
-    char failure[256];
-} state[library_count];
-
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 
 // MARK: - Quiet logging
 
@@ -55,45 +44,26 @@ void ffmpeg_library_forget_log(void) { last_log[0] = 0; }
 
 // MARK: - Loading
 
-/// Opens `id` and finds its functions; called with load_lock held.
-static void load_one(ffmpeg_library_id id) {
-    if (state[id].loaded || state[id].failure[0])
-        return;
-    void *handle = library_open(sonames[id], "FFmpeg", state[id].failure, sizeof state[id].failure);
-    if (!handle)
-        return;
-    const char *missing = NULL;
+static void find(size_t id, void *handle, const char **missing) {
 #define FFMPEG_FIND(library, name)                                                                                 \
-    if (library == id)                                                                                             \
-        LIBRARY_FIND(handle, ffmpeg_library.name, #name, missing);
+    if ((size_t) library == id)                                                                                       \
+        LIBRARY_FIND(handle, ffmpeg_library.name, #name, *missing);
     FFMPEG_FUNCTIONS(FFMPEG_FIND)
 #undef FFMPEG_FIND
-    if (missing) {
-        library_missing(sonames[id], "FFmpeg", missing, state[id].failure, sizeof state[id].failure);
-        return;
-    }
-    state[id].loaded = 1;
+}
+
+/// FFmpeg made quiet as soon as libavutil is in, before any other call.
+static void loaded(size_t id) {
     if (id == avutil) {
         av_log_set_level(AV_LOG_ERROR);
         av_log_set_callback(keep_log);
     }
 }
 
+static library_group ffmpeg = LIBRARY_GROUP("FFmpeg", sonames, library_count, find, loaded);
+
 int ffmpeg_library_load(ffmpeg_need need, char *error, size_t error_len) {
-    static const ffmpeg_library_id for_codec[] = {avutil, avcodec};
-    static const ffmpeg_library_id for_video[] = {avutil, avcodec, avformat, swscale};
-    const ffmpeg_library_id *ids = need == FFMPEG_FOR_VIDEO ? for_video : for_codec;
-    size_t count = need == FFMPEG_FOR_VIDEO ? sizeof for_video / sizeof *for_video : sizeof for_codec / sizeof *for_codec;
-    int status = 0;
-    pthread_mutex_lock(&load_lock);
-    for (size_t i = 0; i < count && status == 0; i++) {
-        load_one(ids[i]);
-        if (!state[ids[i]].loaded) {
-            if (error && error_len)
-                snprintf(error, error_len, "%s", state[ids[i]].failure);
-            status = -1;
-        }
-    }
-    pthread_mutex_unlock(&load_lock);
-    return status;
+    // The load order puts what a HEIC's tiles need first: libavutil and libavcodec.
+    size_t needed = need == FFMPEG_FOR_VIDEO ? library_count : avcodec + 1;
+    return library_group_load(&ffmpeg, needed, error, error_len);
 }
