@@ -58,6 +58,19 @@ final class UnloadableLibrariesTests: TemporaryFolderTestCase {
         return Dictionary(uniqueKeysWithValues: items.map { ($0["id"] as? String ?? "", $0) })
     }
 
+    /// `item` failed with `code`, its message one line that starts with `prefix`.
+    private func assertFailed(
+        _ item: [String: Any]?, _ code: String, prefix: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let item = try XCTUnwrap(item, file: file, line: line)
+        XCTAssertEqual(item["status"] as? String, "failed", file: file, line: line)
+        let error = try XCTUnwrap(item["error"] as? [String: Any], file: file, line: line)
+        XCTAssertEqual(error["code"] as? String, code, file: file, line: line)
+        let message = try XCTUnwrap(error["message"] as? String, file: file, line: line)
+        XCTAssertTrue(message.hasPrefix(prefix), message, file: file, line: line)
+        XCTAssertFalse(message.contains("\n"), "one line: \(message)", file: file, line: line)
+    }
+
     func testAMachineWithoutFFmpegOrLibheifFailsTheirItemsAndNotTheRun() throws {
         try ThumbsProcess.requireExecutable()
         let names = try sonames()
@@ -92,22 +105,11 @@ final class UnloadableLibrariesTests: TemporaryFolderTestCase {
         let byID = try items(out)
         XCTAssertEqual(byID["photo.jpg"]?["status"] as? String, "ok")
 
-        let video = try XCTUnwrap(byID["h264.mp4"])
-        XCTAssertEqual(video["status"] as? String, "failed")
-        let videoError = try XCTUnwrap(video["error"] as? [String: Any])
-        XCTAssertEqual(videoError["code"] as? String, "unsupported")
-        let videoMessage = try XCTUnwrap(videoError["message"] as? String)
-        // dlerror names the file it found: "FFmpeg could not be loaded: FAKES/libavutil.so.57: file too short".
-        XCTAssertTrue(videoMessage.contains("FFmpeg could not be loaded: \(fakes)/libavutil.so."), videoMessage)
-        XCTAssertFalse(videoMessage.contains("\n"), "one line: \(videoMessage)")
-
-        let heic = try XCTUnwrap(byID["heic-orientation-6.heic"])
-        XCTAssertEqual(heic["status"] as? String, "failed")
-        let heicError = try XCTUnwrap(heic["error"] as? [String: Any])
-        XCTAssertEqual(heicError["code"] as? String, "unsupported")
+        // dlerror names the file it found: "FAKES/libavutil.so.57: file too short".
+        try assertFailed(byID["h264.mp4"], "unsupported", prefix: "cannot make a poster frame of this MP4 file: "
+                         + "FFmpeg could not be loaded: \(fakes)/libavutil.so.")
         // Not libvips's "run with --allow-untrusted": ImageMagick's HEIC coder needs libheif too.
-        let heicMessage = try XCTUnwrap(heicError["message"] as? String)
-        XCTAssertTrue(heicMessage.hasPrefix("cannot read this HEIF file: libheif could not be loaded: \(fakes)/libheif.so.1"), heicMessage)
-        XCTAssertFalse(heicMessage.contains("\n"), "one line: \(heicMessage)")
+        try assertFailed(byID["heic-orientation-6.heic"], "unsupported", prefix: "cannot read this HEIF file: "
+                         + "libheif could not be loaded: \(fakes)/libheif.so.1")
     }
 }

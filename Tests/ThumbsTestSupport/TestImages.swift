@@ -139,6 +139,19 @@ extension TestImages {
 }
 
 extension TestImages {
+    /// `width`×`height` interleaved RGB bytes, row by row: the pixel at
+    /// (x, y) is `pixel(x, y)`.
+    public static func rgb(width: Int, height: Int, _ pixel: (Int, Int) -> (UInt8, UInt8, UInt8)) -> [UInt8] {
+        var rgb = [UInt8](repeating: 0, count: width * height * 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                let at = (y * width + x) * 3
+                (rgb[at], rgb[at + 1], rgb[at + 2]) = pixel(x, y)
+            }
+        }
+        return rgb
+    }
+
     /// A 24-bit BMP of `width`×`height`, written by hand: an everyday format
     /// that libvips reads only through a loader it marks untrusted.
     public static func bmp(width: Int, height: Int) -> [UInt8] {

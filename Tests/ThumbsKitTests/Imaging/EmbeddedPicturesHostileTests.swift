@@ -20,6 +20,19 @@ final class EmbeddedPicturesHostileTests: XCTestCase {
 
     private let preview = B.tinyJPEG(width: 32, height: 24)
 
+    /// For each case, a JPEG whose Make is `make` and whose maker note is
+    /// `note`: its preview is listed when `read`, else not at all.
+    private func assertMakerNoteRead(
+        _ cases: [(make: String, note: [UInt8], read: Bool)], file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        for (make, note, read) in cases {
+            var facts = B.ExifFacts()
+            facts.make = make
+            let result = try listing(B.exifJPEG(facts, note: note), file: file, line: line)
+            XCTAssertEqual(result.pictures.contains { $0.kind == .makerNote }, read, "\(make) \(note.prefix(4))", file: file, line: line)
+        }
+    }
+
     /// An index that names 10,000 images (MPEntry of 160,000 bytes) with
     /// 100 entries present, each a picture of its own: SHIM_EP_MAX_MPF_ENTRIES
     /// entries are read, SHIM_EP_MAX_PICTURES listed, the rest refused.
@@ -88,23 +101,19 @@ final class EmbeddedPicturesHostileTests: XCTestCase {
     /// A Nikon maker note in a file whose Make is another maker's is not
     /// read; the same note under a Nikon Make is.
     func testMakerNoteClaimingAnotherCamerasIsNotTrusted() throws {
-        var facts = B.ExifFacts()
-        for (make, read) in [("Canon", false), ("SONY", false), ("", false), ("NIKON CORPORATION", true), ("NIKON", true)] {
-            facts.make = make
-            let result = try listing(B.exifJPEG(facts, note: B.nikonNote()))
-            XCTAssertEqual(result.pictures.contains { $0.kind == .makerNote }, read, make)
-        }
+        let nikon = B.nikonNote()
+        try assertMakerNoteRead([
+            ("Canon", nikon, false), ("SONY", nikon, false), ("", nikon, false), ("NIKON CORPORATION", nikon, true), ("NIKON", nikon, true),
+        ])
     }
 
     /// A Sony Ericsson note is read under a "Sony Ericsson" Make only: not
     /// under Sony's own cameras', another maker's, or none.
     func testSonyEricssonNoteUnderAnotherMakeIsNotTrusted() throws {
-        var facts = B.ExifFacts()
-        for (make, read) in [("SONY", false), ("Sony", false), ("Canon", false), ("", false), ("Sony Ericsson", true)] {
-            facts.make = make
-            let result = try listing(B.exifJPEG(facts, note: B.semcNote()))
-            XCTAssertEqual(result.pictures.contains { $0.kind == .makerNote }, read, make)
-        }
+        let semc = B.semcNote()
+        try assertMakerNoteRead([
+            ("SONY", semc, false), ("Sony", semc, false), ("Canon", semc, false), ("", semc, false), ("Sony Ericsson", semc, true),
+        ])
     }
 
     /// The Coolpix, Minolta, Casio and Samsung notes are read under their
@@ -116,18 +125,12 @@ final class EmbeddedPicturesHostileTests: XCTestCase {
         let minolta = B.headerlessNote(nikon: false, bigEndian: false)
         let casio = B.casioNote(bigEndian: false)
         let samsung = B.samsungNote(bigEndian: false)
-        let cases: [(String, [UInt8], Bool)] = [
+        try assertMakerNoteRead([
             ("NIKON", coolpix, true), ("Canon", coolpix, false), ("SONY", coolpix, false), ("", coolpix, false),
             ("Minolta Co., Ltd.", minolta, true), ("SONY", minolta, false), ("NIKON", minolta, false), ("", minolta, false),
             ("CASIO", casio, true), ("NIKON", casio, false), ("Minolta Co., Ltd.", casio, false), ("", casio, false),
             ("SAMSUNG", samsung, true), ("NIKON", samsung, false), ("Canon", samsung, false), ("", samsung, false),
-        ]
-        for (make, note, read) in cases {
-            var facts = B.ExifFacts()
-            facts.make = make
-            let result = try listing(B.exifJPEG(facts, note: note))
-            XCTAssertEqual(result.pictures.contains { $0.kind == .makerNote }, read, "\(make) \(note.prefix(4))")
-        }
+        ])
     }
 
     /// Coolpix, Minolta, Casio and Samsung notes naming their preview past

@@ -38,6 +38,56 @@ final class EmbeddedPicturesTests: XCTestCase {
         listing?.pictures.first { $0.kind == kind }
     }
 
+    /// The listing of fixture `name` checked as its camera wrote it: `make`,
+    /// the photo's `size`, nothing that says edited (checked when
+    /// `unedited`), two pictures only: the maker note's baseline (SOF0)
+    /// three-component preview from `maker` at `preview`, `previewSize` and
+    /// probed (no flag), and the Exif thumbnail at `thumbnail`. Returns the
+    /// listing, for what a camera adds.
+    @discardableResult
+    private func assertCameraMakerNotePreview(
+        _ name: String, make: String, size: [Int], preview range: Range<Int>, previewSize: [Int], maker: Int32,
+        thumbnail: Range<Int>, unedited: Bool = true, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> EmbeddedPictureListing {
+        let listing = try XCTUnwrap(Self.listing(try Self.fixture(name), file: file, line: line), file: file, line: line)
+        XCTAssertEqual(listing.make, make, file: file, line: line)
+        XCTAssertEqual([listing.width, listing.height], size, file: file, line: line)
+        if unedited { XCTAssertEqual(listing.edits, 0, file: file, line: line) }
+        let preview = try XCTUnwrap(picture(listing, .makerNote), file: file, line: line)
+        XCTAssertEqual(preview.range, range, file: file, line: line)
+        XCTAssertEqual([preview.width, preview.height, preview.frameMarker, preview.components], previewSize + [0xC0, 3],
+                       file: file, line: line)
+        XCTAssertEqual(preview.maker, maker, file: file, line: line)
+        XCTAssertEqual(preview.flags, 0, file: file, line: line)
+        XCTAssertEqual(try XCTUnwrap(picture(listing, .exifThumbnail), file: file, line: line).range, thumbnail, file: file, line: line)
+        XCTAssertEqual(listing.pictures.count, 2, file: file, line: line)
+        return listing
+    }
+
+    /// The listing of fixture `name`, the head of a file of `fileSize` bytes
+    /// whose maker note names its preview past that head, checked as its
+    /// camera wrote it: `make`, the photo's `size`, nothing that says
+    /// edited, the preview from `maker` at `preview`, listed unprobed, the
+    /// Exif thumbnail at `thumbnail`, nothing refused. Returns the head.
+    @discardableResult
+    private func assertUnprobedMakerNotePreview(
+        _ name: String, fileSize: Int, make: String, size: [Int], preview range: Range<Int>, maker: Int32,
+        thumbnail: Range<Int>, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> [UInt8] {
+        let head = try Self.fixture(name)
+        let listing = try XCTUnwrap(Self.listing(head, fileSize: fileSize, file: file, line: line), file: file, line: line)
+        XCTAssertEqual(listing.make, make, file: file, line: line)
+        XCTAssertEqual([listing.width, listing.height], size, file: file, line: line)
+        XCTAssertEqual(listing.edits, 0, file: file, line: line)
+        let preview = try XCTUnwrap(picture(listing, .makerNote), file: file, line: line)
+        XCTAssertEqual(preview.range, range, file: file, line: line)
+        XCTAssertEqual(preview.maker, maker, file: file, line: line)
+        XCTAssertEqual(preview.flags, Int32(SHIM_EP_UNPROBED), file: file, line: line)
+        XCTAssertEqual(try XCTUnwrap(picture(listing, .exifThumbnail), file: file, line: line).range, thumbnail, file: file, line: line)
+        XCTAssertEqual(listing.refused, 0, file: file, line: line)
+        return head
+    }
+
     // MARK: - Real cameras
 
     /// A Nikon D40's JPEG (its segments up to the scan): the maker note's
@@ -45,20 +95,14 @@ final class EmbeddedPicturesTests: XCTestCase {
     /// at 36280 (+6833), as exiftool finds them; turned (orientation 6),
     /// written by the camera (nothing says edited).
     func testNikonMakerNotePreview() throws {
-        let listing = try XCTUnwrap(Self.listing(try Self.fixture("nikon-d40-head.jpg")))
+        let listing = try assertCameraMakerNotePreview(
+            "nikon-d40-head.jpg", make: "NIKON CORPORATION", size: [3008, 2000], preview: 7754..<7754 + 28320,
+            previewSize: [570, 375], maker: Int32(SHIM_EP_MAKER_NIKON), thumbnail: 36280..<36280 + 6833
+        )
         XCTAssertTrue(listing.complete)
-        XCTAssertEqual(listing.make, "NIKON CORPORATION")
-        XCTAssertEqual([listing.width, listing.height, listing.orientation], [3008, 2000, 6])
-        XCTAssertEqual(listing.edits, 0)
-        let preview = try XCTUnwrap(picture(listing, .makerNote))
-        XCTAssertEqual(preview.range, 7754..<7754 + 28320)
-        XCTAssertEqual([preview.width, preview.height, preview.frameMarker, preview.components], [570, 375, 0xC0, 3])
-        XCTAssertEqual(preview.maker, Int32(SHIM_EP_MAKER_NIKON))
-        XCTAssertEqual(preview.flags, 0)
+        XCTAssertEqual(listing.orientation, 6)
         let thumbnail = try XCTUnwrap(picture(listing, .exifThumbnail))
-        XCTAssertEqual(thumbnail.range, 36280..<36280 + 6833)
         XCTAssertEqual([thumbnail.width, thumbnail.height], [160, 120])
-        XCTAssertEqual(listing.pictures.count, 2)
     }
 
     /// A Pentax *ist D's: the maker note's 640 x 480 preview at 6248
@@ -77,18 +121,12 @@ final class EmbeddedPicturesTests: XCTestCase {
     /// 240 preview at 780 (+11909) and the 160 x 120 Exif thumbnail at 12714
     /// (+5031), as exiftool finds them (PreviewImageStart, ThumbnailOffset).
     func testSonyEricssonMakerNotePreview() throws {
-        let listing = try XCTUnwrap(Self.listing(try Self.fixture("sony-ericsson-c905c-head.jpg")))
+        let listing = try assertCameraMakerNotePreview(
+            "sony-ericsson-c905c-head.jpg", make: "Sony Ericsson", size: [3264, 2448], preview: 780..<780 + 11909,
+            previewSize: [320, 240], maker: Int32(SHIM_EP_MAKER_SONY_ERICSSON), thumbnail: 12714..<12714 + 5031,
+            unedited: false
+        )
         XCTAssertTrue(listing.complete)
-        XCTAssertEqual(listing.make, "Sony Ericsson")
-        XCTAssertEqual([listing.width, listing.height], [3264, 2448])
-        let preview = try XCTUnwrap(picture(listing, .makerNote))
-        XCTAssertEqual(preview.range, 780..<780 + 11909)
-        XCTAssertEqual([preview.width, preview.height, preview.frameMarker, preview.components], [320, 240, 0xC0, 3])
-        XCTAssertEqual(preview.maker, Int32(SHIM_EP_MAKER_SONY_ERICSSON))
-        XCTAssertEqual(preview.flags, 0)
-        let thumbnail = try XCTUnwrap(picture(listing, .exifThumbnail))
-        XCTAssertEqual(thumbnail.range, 12714..<12714 + 5031)
-        XCTAssertEqual(listing.pictures.count, 2)
     }
 
     /// A Sony Ericsson U10i's: its maker note names a "preview" at 804
@@ -111,18 +149,10 @@ final class EmbeddedPicturesTests: XCTestCase {
     /// 0x0089, from the Exif header), so not yet probed. Told the file ends
     /// with the bytes given, the preview is outside it: refused.
     func testMinoltaMakerNotePreview() throws {
-        let head = try Self.fixture("minolta-dimage-a1-head.jpg")
-        let listing = try XCTUnwrap(Self.listing(head, fileSize: 2_305_884))
-        XCTAssertEqual(listing.make, "Minolta Co., Ltd.")
-        XCTAssertEqual([listing.width, listing.height], [2560, 1920])
-        XCTAssertEqual(listing.edits, 0)
-        let preview = try XCTUnwrap(picture(listing, .makerNote))
-        XCTAssertEqual(preview.range, 2_246_067..<2_246_067 + 59817)
-        XCTAssertEqual(preview.maker, Int32(SHIM_EP_MAKER_MINOLTA))
-        XCTAssertEqual(preview.flags, Int32(SHIM_EP_UNPROBED))
-        XCTAssertEqual(try XCTUnwrap(picture(listing, .exifThumbnail)).range, 30210..<30210 + 3725)
-        XCTAssertEqual(listing.refused, 0)
-
+        let head = try assertUnprobedMakerNotePreview(
+            "minolta-dimage-a1-head.jpg", fileSize: 2_305_884, make: "Minolta Co., Ltd.", size: [2560, 1920],
+            preview: 2_246_067..<2_246_067 + 59817, maker: Int32(SHIM_EP_MAKER_MINOLTA), thumbnail: 30210..<30210 + 3725
+        )
         let cut = try XCTUnwrap(Self.listing(head))
         XCTAssertNil(picture(cut, .makerNote))
         XCTAssertEqual(cut.refused, 1)
@@ -132,17 +162,10 @@ final class EmbeddedPicturesTests: XCTestCase {
     /// PreviewImage (0x2000) at 1272 (+28348) and the 160 x 120 Exif
     /// thumbnail at 29744 (+7942), as exiftool finds them.
     func testCasioMakerNotePreview() throws {
-        let listing = try XCTUnwrap(Self.listing(try Self.fixture("casio-ex-z3-head.jpg")))
-        XCTAssertEqual(listing.make, "CASIO COMPUTER CO.,LTD")
-        XCTAssertEqual([listing.width, listing.height], [2048, 1536])
-        XCTAssertEqual(listing.edits, 0)
-        let preview = try XCTUnwrap(picture(listing, .makerNote))
-        XCTAssertEqual(preview.range, 1272..<1272 + 28348)
-        XCTAssertEqual([preview.width, preview.height, preview.frameMarker, preview.components], [320, 240, 0xC0, 3])
-        XCTAssertEqual(preview.maker, Int32(SHIM_EP_MAKER_CASIO))
-        XCTAssertEqual(preview.flags, 0)
-        XCTAssertEqual(try XCTUnwrap(picture(listing, .exifThumbnail)).range, 29744..<29744 + 7942)
-        XCTAssertEqual(listing.pictures.count, 2)
+        let listing = try assertCameraMakerNotePreview(
+            "casio-ex-z3-head.jpg", make: "CASIO COMPUTER CO.,LTD", size: [2048, 1536], preview: 1272..<1272 + 28348,
+            previewSize: [320, 240], maker: Int32(SHIM_EP_MAKER_CASIO), thumbnail: 29744..<29744 + 7942
+        )
         XCTAssertEqual(listing.refused, 0)
     }
 
@@ -150,34 +173,20 @@ final class EmbeddedPicturesTests: XCTestCase {
     /// MakerNoteNikon3) names a PreviewIFD whose 320 x 240 preview lies at
     /// 7583 (+19286), from the Exif header; the Exif thumbnail at 1506 (+6077).
     func testNikonHeaderlessMakerNotePreview() throws {
-        let listing = try XCTUnwrap(Self.listing(try Self.fixture("nikon-e995-head.jpg")))
-        XCTAssertEqual(listing.make, "NIKON")
-        XCTAssertEqual([listing.width, listing.height], [2048, 1536])
-        XCTAssertEqual(listing.edits, 0)
-        let preview = try XCTUnwrap(picture(listing, .makerNote))
-        XCTAssertEqual(preview.range, 7583..<7583 + 19286)
-        XCTAssertEqual([preview.width, preview.height, preview.frameMarker, preview.components], [320, 240, 0xC0, 3])
-        XCTAssertEqual(preview.maker, Int32(SHIM_EP_MAKER_NIKON))
-        XCTAssertEqual(preview.flags, 0)
-        XCTAssertEqual(try XCTUnwrap(picture(listing, .exifThumbnail)).range, 1506..<1506 + 6077)
-        XCTAssertEqual(listing.pictures.count, 2)
+        try assertCameraMakerNotePreview(
+            "nikon-e995-head.jpg", make: "NIKON", size: [2048, 1536], preview: 7583..<7583 + 19286,
+            previewSize: [320, 240], maker: Int32(SHIM_EP_MAKER_NIKON), thumbnail: 1506..<1506 + 6077
+        )
     }
 
     /// A Samsung S730's segments, from a file of 3,412,531 bytes: its
     /// "STMN0100" maker note names a preview at 3361053 (+51478) from the
     /// file's first byte, after the photo's EOI (exiftool); not yet probed.
     func testSamsungMakerNotePreview() throws {
-        let head = try Self.fixture("samsung-s730-head.jpg")
-        let listing = try XCTUnwrap(Self.listing(head, fileSize: 3_412_531))
-        XCTAssertEqual(listing.make, "Samsung Techwin")
-        XCTAssertEqual([listing.width, listing.height], [3072, 2304])
-        XCTAssertEqual(listing.edits, 0)
-        let preview = try XCTUnwrap(picture(listing, .makerNote))
-        XCTAssertEqual(preview.range, 3_361_053..<3_361_053 + 51478)
-        XCTAssertEqual(preview.maker, Int32(SHIM_EP_MAKER_SAMSUNG))
-        XCTAssertEqual(preview.flags, Int32(SHIM_EP_UNPROBED))
-        XCTAssertEqual(try XCTUnwrap(picture(listing, .exifThumbnail)).range, 31058..<31058 + 3689)
-        XCTAssertEqual(listing.refused, 0)
+        try assertUnprobedMakerNotePreview(
+            "samsung-s730-head.jpg", fileSize: 3_412_531, make: "Samsung Techwin", size: [3072, 2304],
+            preview: 3_361_053..<3_361_053 + 51478, maker: Int32(SHIM_EP_MAKER_SAMSUNG), thumbnail: 31058..<31058 + 3689
+        )
     }
 
     /// A Panasonic DMC-LX7's segments, from a file of 4,148,224 bytes: its

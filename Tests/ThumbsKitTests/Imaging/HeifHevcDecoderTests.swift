@@ -2,6 +2,7 @@ import CHeifShim
 import CThumbsTestShim
 import CVipsShim
 import Foundation
+import ThumbsTestSupport
 import XCTest
 @testable import ThumbsKit
 
@@ -16,19 +17,10 @@ final class HeifHevcDecoderTests: XCTestCase {
     /// The primary image of `path` (the fixture) at `width` × `height` by
     /// `hevc` with `threads`, as bytes.
     private func decodePrimary(
-        _ hevc: Int32, path: String = phone.path, width: Int = 768, height: Int = 1024, threads: Int32 = 1
+        _ hevc: Int32, path: String = phone.path, width: Int = 768, height: Int = 1024, threads: Int32 = 1,
+        file: StaticString = #filePath, line: UInt = #line
     ) throws -> [UInt8] {
-        let file = try SourceFile(path: path)
-        var pixels = shim_jpeg_pixels()
-        var message = [CChar](repeating: 0, count: 256)
-        let status = try HeifInput.with(.file(file)) { input throws(ItemError) in
-            shim_heif_decode_primary_reduced(&input, Int32(width), Int32(height), threads, hevc, &pixels, &message, message.count)
-        }
-        defer { shim_jpeg_pixels_free(&pixels) }
-        XCTAssertEqual(status, 0, String(cString: message))
-        XCTAssertEqual([pixels.width, pixels.height, Int(pixels.bands)], [width, height, 3])
-        guard status == 0, let bytes = pixels.pixels else { return [] }
-        return Array(UnsafeBufferPointer(start: bytes, count: pixels.width * pixels.height * Int(pixels.bands)))
+        try HeifThumbnail.primaryRGB(path, width: width, height: height, hevc: hevc, threads: threads, file: file, line: line)
     }
 
     /// The iPhone fixture is a grid of 6×8 tiles of 512²: all 48 are
@@ -74,14 +66,8 @@ final class HeifHevcDecoderTests: XCTestCase {
         let path = folder.appendingPathComponent("one.heic").path
         let (width, height) = (1536, 1024)
         // Gradients with a ripple: every CTU row has something to code.
-        var rgb = [UInt8](repeating: 0, count: width * height * 3)
-        for y in 0..<height {
-            for x in 0..<width {
-                let at = (y * width + x) * 3
-                rgb[at] = UInt8(x * 255 / width)
-                rgb[at + 1] = UInt8(y * 255 / height)
-                rgb[at + 2] = UInt8((x * 7 + y * 13) % 256)
-            }
+        let rgb = TestImages.rgb(width: width, height: height) { x, y in
+            (UInt8(x * 255 / width), UInt8(y * 255 / height), UInt8((x * 7 + y * 13) % 256))
         }
         XCTAssertEqual(test_write_heic(path, rgb, Int32(width), Int32(height), 1, nil, 0, 0, 1, 0), 0)
         let before = shim_heif_ffmpeg_pictures_decoded()

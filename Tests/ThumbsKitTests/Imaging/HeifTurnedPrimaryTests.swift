@@ -1,4 +1,3 @@
-import CHeifShim
 import CThumbsTestShim
 import CVips
 import CVipsShim
@@ -18,34 +17,11 @@ final class HeifTurnedPrimaryTests: TemporaryFolderTestCase {
     /// itself: red grows to the right, green downwards, blue in one corner.
     private static let stored: (width: Int, height: Int, rgb: [UInt8]) = {
         let (w, h) = (600, 400)
-        var rgb = [UInt8](repeating: 0, count: w * h * 3)
-        for y in 0..<h {
-            for x in 0..<w {
-                let at = (y * w + x) * 3
-                rgb[at] = UInt8(x * 255 / w)
-                rgb[at + 1] = UInt8(y * 255 / h)
-                rgb[at + 2] = x < w / 4 && y < h / 3 ? 240 : 20
-            }
+        let rgb = TestImages.rgb(width: w, height: h) { x, y in
+            (UInt8(x * 255 / w), UInt8(y * 255 / h), x < w / 4 && y < h / 3 ? 240 : 20)
         }
         return (w, h, rgb)
     }()
-
-    /// thumbs' decode of `path` at `width` × `height` (as displayed).
-    private func decoded(_ path: String, width: Int, height: Int) throws -> [UInt8] {
-        let file = try SourceFile(path: path)
-        var pixels = shim_jpeg_pixels()
-        var message = [CChar](repeating: 0, count: 256)
-        let status = try HeifInput.with(.file(file)) { input throws(ItemError) in
-            shim_heif_decode_primary_reduced(
-                &input, Int32(width), Int32(height), 1, Int32(SHIM_HEIF_HEVC_FFMPEG), &pixels, &message, message.count
-            )
-        }
-        defer { shim_jpeg_pixels_free(&pixels) }
-        XCTAssertEqual(status, 0, String(cString: message))
-        XCTAssertEqual([pixels.width, pixels.height, Int(pixels.bands)], [width, height, 3], "the size as displayed")
-        guard status == 0, let bytes = pixels.pixels else { return [] }
-        return Array(UnsafeBufferPointer(start: bytes, count: width * height * 3))
-    }
 
     /// libvips's loader (libheif turns and mirrors the full-size image),
     /// then the resampler, to `width` × `height`.
@@ -84,7 +60,7 @@ final class HeifTurnedPrimaryTests: TemporaryFolderTestCase {
             XCTAssertEqual(test_write_heic(path, rgb, Int32(w), Int32(h), orientation, nil, 0, 0, 1, 0), 0)
             let sideways = orientation >= 5
             let (dw, dh) = sideways ? (h / 2, w / 2) : (w / 2, h / 2)
-            let ours = try decoded(path, width: dw, height: dh)
+            let ours = try HeifThumbnail.primaryRGB(path, width: dw, height: dh)
             let libheifs = try reference(path, width: dw, height: dh)
             XCTAssertGreaterThan(psnr(ours, libheifs), 40, "orientation \(orientation)")
         }

@@ -80,50 +80,56 @@ final class JPEGPreviewDecoderTests: TemporaryFolderTestCase {
         return (mean(0), mean(2), image.decoder)
     }
 
+    /// A Minolta DiMAGE's blue 600 x 400 preview as the camera wrote it, its
+    /// SOI's 0xFF written as 0x00, and the facts of its 1200 x 800 photo.
+    private func minoltaPreview() throws -> (preview: [UInt8], facts: B.ExifFacts) {
+        var preview = try bluePreview(width: 600, height: 400)
+        preview[0] = 0
+        var facts = B.ExifFacts()
+        facts.make = "Minolta Co., Ltd."
+        facts.pixel = (1200, 800)
+        return (preview, facts)
+    }
+
+    /// `path` at a 256 box is planned to its camera's blue preview, and
+    /// that preview is what decodes: blue, no red. Returns the plan.
+    @discardableResult
+    private func assertBluePreviewServes(_ path: String, file: StaticString = #filePath, line: UInt = #line) async throws -> DecodePlan {
+        let plan = try plan(path, settings(256))
+        XCTAssertEqual(plan.path, .jpegPreview, file: file, line: line)
+        let colour = try await decodedColour(path, settings(256))
+        XCTAssertEqual(colour.decoder, .jpegPreview, file: file, line: line)
+        XCTAssertGreaterThan(colour.blue, 240, file: file, line: line)
+        XCTAssertLessThan(colour.red, 15, file: file, line: line)
+        return plan
+    }
+
     /// The preview (600 x 400, the photo's 3:2) covers a 256 box at 1/2:
     /// planned ahead of the DC entry, with the photo's size and orientation,
     /// and its blue pixels are what decodes.
     func testCoveringPreviewServes() async throws {
         let path = try cameraJPEG("camera.jpg", preview: try bluePreview(width: 600, height: 400))
-        let plan = try plan(path, settings(256))
-        XCTAssertEqual(plan.path, .jpegPreview)
+        let plan = try await assertBluePreviewServes(path)
         XCTAssertEqual(plan.entry, 0)
         XCTAssertEqual(plan.shrink, 2)
         XCTAssertEqual(plan.info.map { [$0.width, $0.height, $0.orientation] }, [1200, 800, 1])
-        let colour = try await decodedColour(path, settings(256))
-        XCTAssertEqual(colour.decoder, .jpegPreview)
-        XCTAssertGreaterThan(colour.blue, 240)
-        XCTAssertLessThan(colour.red, 15)
     }
 
     /// A Minolta DiMAGE's preview, whose first byte the camera wrote as 0x00
     /// where its SOI's 0xFF belongs (listed with SHIM_EP_SOI_REPAIRED),
     /// serves, mended in a copy: its blue pixels decode.
     func testMinoltaPreviewWithAWrongFirstByteServesMended() async throws {
-        var preview = try bluePreview(width: 600, height: 400)
-        preview[0] = 0
-        var facts = B.ExifFacts()
-        facts.make = "Minolta Co., Ltd."
-        facts.pixel = (1200, 800)
+        let (preview, facts) = try minoltaPreview()
         let path = try cameraJPEG("minolta.jpg", preview: preview, facts: facts,
                                   note: B.headerlessNote(nikon: false, bigEndian: false, preview: preview))
-        let plan = try plan(path, settings(256))
-        XCTAssertEqual(plan.path, .jpegPreview)
-        let colour = try await decodedColour(path, settings(256))
-        XCTAssertEqual(colour.decoder, .jpegPreview)
-        XCTAssertGreaterThan(colour.blue, 240)
-        XCTAssertLessThan(colour.red, 15)
+        try await assertBluePreviewServes(path)
     }
 
     /// As the DiMAGE A1 and 7Hi store it: the preview after the photo's EOI,
     /// past the header the listing reads, so its wrong first byte is seen
     /// only when the decoder probes it. It serves, mended.
     func testMinoltaPreviewPastThePhotoServesMended() async throws {
-        var preview = try bluePreview(width: 600, height: 400)
-        preview[0] = 0
-        var facts = B.ExifFacts()
-        facts.make = "Minolta Co., Ltd."
-        facts.pixel = (1200, 800)
+        let (preview, facts) = try minoltaPreview()
         let photo = TestImages.write(root + "/photo-minolta.jpg", width: 1200, height: 800, options: "[Q=85,strip]")
         let main = Array(try Data(contentsOf: URL(fileURLWithPath: photo)))
         func file(start: UInt32) -> [UInt8] {
@@ -135,11 +141,7 @@ final class JPEGPreviewDecoderTests: TemporaryFolderTestCase {
         let bytes = file(start: UInt32(layout.count - tiff)) + preview
         let path = root + "/minolta-past.jpg"
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let plan = try plan(path, settings(256))
-        XCTAssertEqual(plan.path, .jpegPreview)
-        let colour = try await decodedColour(path, settings(256))
-        XCTAssertEqual(colour.decoder, .jpegPreview)
-        XCTAssertGreaterThan(colour.blue, 240)
+        try await assertBluePreviewServes(path)
     }
 
     /// The same camera file cropped by `jpegtran -crop 800x800+0+0 -copy
