@@ -6,12 +6,8 @@
 #                 tiles' coded data of the HEICs named, by default the
 #                 test fixture), fuzzes (1 process, 600 s by default)
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
-out=$here/out
+source "$(dirname "${BASH_SOURCE[0]}")/toolchain.sh"
 mkdir -p "$out/hevc-seeds" "$out/hevc-corpus" "$out/hevc-crashes"
-bin=$(dirname "$(command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)")
-cc=$bin/clang; [[ -x $cc ]] || cc=clang
 flags="-g -I$root/Sources/CHeifShim -I$root/Sources/CHeifShim/include -I$root/Sources/CLoadOnUse/include -I$root/Sources/CVipsShim/include $(pkg-config --cflags vips libheif)"
 libs="$(pkg-config --libs libheif libavcodec libavutil vips)"
 # The plugin reaches FFmpeg and libheif through CLoadOnUse's tables.

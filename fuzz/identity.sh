@@ -10,19 +10,16 @@
 # jpegtran), Tests/Fixtures/jpeg, and fuzz/out/{seeds,corpus,crashes} when
 # present.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
+source "$(dirname "${BASH_SOURCE[0]}")/toolchain.sh"
 rev=${1:-HEAD}
 shift || true
-bin=$(dirname "$(command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)")
-cc=$bin/clang; [[ -x $cc ]] || cc=clang
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 mkdir -p "$tmp/old"
 git -C "$root" archive "$rev" Sources/CVipsShim | tar -x -C "$tmp/old"
 build() { # shim directory, output (every C file of the shim: the decoders and what they share)
   $cc -O2 -I"$1/include" $(pkg-config --cflags vips) "$here/dchash.c" "$1"/*.c \
-    -o "$2" $(pkg-config --libs vips lcms2) -ljpeg -lm
+    -o "$2" $(pkg-config --libs vips lcms2 gmodule-2.0) -ljpeg -lm
 }
 build "$tmp/old/Sources/CVipsShim" "$tmp/dchash-old"
 build "$root/Sources/CVipsShim" "$tmp/dchash-new"

@@ -97,29 +97,30 @@ def exif_jpeg(make, note, big=False, width=64, height=48, software='Ver.1.00'):
     return b'\xff\xd8' + app1 + tiny_jpeg(width, height)[2:]
 
 
+def note_with_preview(preview_at, preview, *parts):
+    """A maker note's bytes: each (offset, bytes) of `parts` laid at its
+    offset, zeros between them, and `preview` at `preview_at`, last."""
+    body = bytearray(preview_at + len(preview))
+    for at, data in parts:
+        body[at:at + len(data)] = data
+    body[preview_at:] = preview
+    return bytes(body)
+
+
 def nikon_note(at):
     preview = tiny_jpeg(40, 30)
-    header = b'Nikon\0\x02\x10\0\0' + tiff_header(False, 8)
+    # "Nikon\0" and its version, then a TIFF header (offsets from it).
     main = IFD(False).add(0x0011, 13, 1, 64)
     sub = IFD(False).add(0x0201, 4, 1, 128).add(0x0202, 4, 1, len(preview))
-    body = bytearray(128 + len(preview))
-    body[0:8] = tiff_header(False, 8)
-    body[8:8 + len(main.pack(8))] = main.pack(8)
-    body[64:64 + len(sub.pack(64))] = sub.pack(64)
-    body[128:] = preview
-    return header[:10] + bytes(body)
+    return b'Nikon\0\x02\x10\0\0' + note_with_preview(
+        128, preview, (0, tiff_header(False, 8)), (8, main.pack(8)), (64, sub.pack(64)))
 
 
 def pentax_note(at):
     preview = tiny_jpeg(40, 30)
     # Offsets from the Exif header: the preview sits 256 bytes into the note.
     ifd = IFD(True).add(0x0003, 4, 1, len(preview)).add(0x0004, 4, 1, at + 256)
-    body = bytearray(256 + len(preview))
-    body[0:6] = b'AOC\0MM'
-    packed = ifd.pack(6)
-    body[6:6 + len(packed)] = packed
-    body[256:] = preview
-    return bytes(body)
+    return note_with_preview(256, preview, (0, b'AOC\0MM'), (6, ifd.pack(6)))
 
 
 def olympus_note(at):
@@ -127,12 +128,7 @@ def olympus_note(at):
     # "OLYMPUS\0II\3\0", directory at +12; CameraSettings at +128 of the note.
     main = IFD(False).add(0x2020, 13, 1, 128)
     settings = IFD(False).add(0x0100, 4, 1, 1).add(0x0101, 4, 1, 256).add(0x0102, 4, 1, len(preview))
-    body = bytearray(256 + len(preview))
-    body[0:12] = b'OLYMPUS\0II\x03\0'
-    body[12:12 + len(main.pack(12))] = main.pack(12)
-    body[128:128 + len(settings.pack(128))] = settings.pack(128)
-    body[256:] = preview
-    return bytes(body)
+    return note_with_preview(256, preview, (0, b'OLYMPUS\0II\x03\0'), (12, main.pack(12)), (128, settings.pack(128)))
 
 
 def semc_note(at):
@@ -140,13 +136,7 @@ def semc_note(at):
     # "SEMC MS\0", four zero bytes, a big-endian TIFF header (offsets from
     # it), the directory 8 bytes past it; the preview 64 bytes past it.
     ifd = IFD(True).add(0x0201, 4, 1, 64).add(0x0202, 4, 1, len(preview))
-    body = bytearray(12 + 64 + len(preview))
-    body[0:12] = b'SEMC MS\0\0\0\0\0'
-    body[12:20] = tiff_header(True, 8)
-    packed = ifd.pack(8)
-    body[20:20 + len(packed)] = packed
-    body[76:] = preview
-    return bytes(body)
+    return note_with_preview(12 + 64, preview, (0, b'SEMC MS\0\0\0\0\0'), (12, tiff_header(True, 8)), (20, ifd.pack(8)))
 
 
 def coolpix_note(at):
@@ -155,11 +145,7 @@ def coolpix_note(at):
     # offsets from the Exif header; PreviewIFD at +64, the preview at +128.
     main = IFD(False).add(0x0011, 4, 1, at + 64)
     sub = IFD(False).add(0x0201, 4, 1, at + 128).add(0x0202, 4, 1, len(preview))
-    body = bytearray(128 + len(preview))
-    body[0:len(main.pack(at))] = main.pack(at)
-    body[64:64 + len(sub.pack(at + 64))] = sub.pack(at + 64)
-    body[128:] = preview
-    return bytes(body)
+    return note_with_preview(128, preview, (0, main.pack(at)), (64, sub.pack(at + 64)))
 
 
 def minolta_note(at):
@@ -167,10 +153,7 @@ def minolta_note(at):
     # Headerless (Minolta's DiMAGE): 0x0088 start, 0x0089 length, from the
     # Exif header; the preview at +128.
     ifd = IFD(True).add(0x0088, 4, 1, at + 128).add(0x0089, 4, 1, len(preview))
-    body = bytearray(128 + len(preview))
-    body[0:len(ifd.pack(at))] = ifd.pack(at)
-    body[128:] = preview
-    return bytes(body)
+    return note_with_preview(128, preview, (0, ifd.pack(at)))
 
 
 def casio_note(at):
@@ -178,21 +161,14 @@ def casio_note(at):
     # "QVC\0", 2 bytes, the directory at +6 (offsets from the Exif header):
     # 0x2000 PreviewImage, its count the length, at +128.
     ifd = IFD(False).add(0x2000, 7, len(preview), at + 128)
-    body = bytearray(128 + len(preview))
-    body[0:6] = b'QVC\0\0\0'
-    body[6:6 + len(ifd.pack(at + 6))] = ifd.pack(at + 6)
-    body[128:] = preview
-    return bytes(body)
+    return note_with_preview(128, preview, (0, b'QVC\0\0\0'), (6, ifd.pack(at + 6)))
 
 
 def samsung_note(at):
     preview = tiny_jpeg(40, 30)
     # "STMN0100", the preview's start from the file's first byte (the TIFF
     # header is at 12 in exif_jpeg's file), its length; the preview at +64.
-    body = bytearray(64 + len(preview))
-    body[0:16] = b'STMN0100' + struct.pack('<II', 12 + at + 64, len(preview))
-    body[64:] = preview
-    return bytes(body)
+    return note_with_preview(64, preview, (0, b'STMN0100' + struct.pack('<II', 12 + at + 64, len(preview))))
 
 
 def mpf_jpeg():

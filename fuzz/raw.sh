@@ -3,12 +3,8 @@
 # LibRaw from memory against LibRaw through CRawShim's BoundedStream.
 #   fuzz/raw.sh [SECONDS]   seeds: Tests/Fixtures/raw; corpus in fuzz/out/raw-corpus
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
-out=$here/out
+source "$(dirname "${BASH_SOURCE[0]}")/toolchain.sh"
 mkdir -p "$out/raw-corpus"
-bin=$(dirname "$(command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)")
-cxx=$bin/clang++; [[ -x $cxx ]] || cxx=clang++
 shim=$root/Sources/CRawShim
 # -fopenmp (in LibRaw's --libs) would want the toolchain's missing omp.h: LibRaw links libgomp itself.
 "$cxx" -O1 -g -std=c++17 -I"$shim/include" $(pkg-config --cflags libraw_r) \
