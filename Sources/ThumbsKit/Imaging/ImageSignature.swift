@@ -76,17 +76,34 @@ enum SignatureMaker {
                     // Opaque (the common case): every weight is 255, so the
                     // plain sums and the count, scaled by 255 at the end,
                     // are the same whole numbers with a third of the work.
+                    // Each row goes run by run: the source columns of one
+                    // output column are summed in registers, then added to
+                    // the output once (a thumbnail 2.5 times as wide as the
+                    // reduction: a fifth of the memory updates).
+                    let grey = bands < 3
                     for y in 0..<H {
                         let row = (y * h / H) * w
                         var p = source + y * W * bands
-                        for x in 0..<W {
-                            let o = (row + columnOf[x]) * 5
-                            let r = Int(p[0]), g = bands >= 3 ? Int(p[1]) : r, b = bands >= 3 ? Int(p[2]) : r
-                            sums[o] += r
-                            sums[o + 1] += g
-                            sums[o + 2] += b
-                            sums[o + 4] += 1
-                            p += bands
+                        var x = 0
+                        while x < W {
+                            let column = columnOf[x]
+                            var r = 0, g = 0, b = 0, count = 0
+                            // Wrapping adds: a run is at most a row of
+                            // 8-bit values, far from overflowing an Int.
+                            repeat {
+                                let red = Int(p[0])
+                                r &+= red
+                                g &+= grey ? red : Int(p[1])
+                                b &+= grey ? red : Int(p[2])
+                                count &+= 1
+                                p += bands
+                                x &+= 1
+                            } while x < W && columnOf[x] == column
+                            let o = (row + column) * 5
+                            sums[o] &+= r
+                            sums[o + 1] &+= g
+                            sums[o + 2] &+= b
+                            sums[o + 4] &+= count
                         }
                     }
                     for o in stride(from: 0, to: sums.count, by: 5) {
@@ -118,12 +135,19 @@ enum SignatureMaker {
         let step = hasAlpha ? 4 : 3
         sums.withUnsafeBufferPointer { sums in
             bytes.withUnsafeMutableBufferPointer { bytes in
+                // Each value rounded half up, in whole numbers: ⌊(2s + a) / 2a⌋
+                // is what rounding s / a in Double gives, because a quotient
+                // of whole numbers below 2^40 is never within Double's error
+                // of a half.
                 for i in 0..<(w * h) {
-                    let o = i * 5, alpha = Double(sums[o + 3])
+                    let o = i * 5, alpha = sums[o + 3]
                     for c in 0..<3 {
-                        bytes[i * step + c] = alpha > 0 ? UInt8(min(255, (Double(sums[o + c]) / alpha).rounded())) : 0
+                        bytes[i * step + c] = alpha > 0 ? UInt8(min(255, (2 * sums[o + c] + alpha) / (2 * alpha))) : 0
                     }
-                    if hasAlpha { bytes[i * step + 3] = UInt8(min(255, (alpha / max(1, Double(sums[o + 4]))).rounded())) }
+                    if hasAlpha {
+                        let count = max(1, sums[o + 4])
+                        bytes[i * step + 3] = UInt8(min(255, (2 * alpha + count) / (2 * count)))
+                    }
                 }
             }
         }

@@ -28,8 +28,11 @@ public enum BlurHash {
         let cosY = (0..<yComponents).map { yc in (0..<h).map { y in cosf(Float(Double.pi * Double(yc) * Double(y) / Double(h))) } }
         var factors: [(r: Float, g: Float, b: Float)] = []
         for yc in 0..<yComponents {
-            for xc in 0..<xComponents {
-                factors.append(multiplyBasisFunction(xc, yc, cosX: cosX[xc], cosY: cosY[yc], linear: linear))
+            var xc = 0
+            while xc < xComponents {
+                let count = min(4, xComponents - xc)
+                factors += multiplyBasisFunctions(Array(xc..<(xc + count)), yc, cosX: cosX, cosY: cosY[yc], linear: linear)
+                xc += count
             }
         }
 
@@ -82,47 +85,71 @@ public enum BlurHash {
     private static func linearChannels(_ pixels: PixelBuffer) -> (r: [Float], g: [Float], b: [Float]) {
         let n = pixels.pixelCount, c = pixels.layout.channels
         var r = [Float](repeating: 0, count: n), g = r, b = r
-        pixels.bytes.withUnsafeBufferPointer { px in
-            for i in 0..<n {
-                let o = i * c
-                if c == 1 {
-                    r[i] = linearTable[Int(px[o])]; g[i] = r[i]; b[i] = r[i]
-                } else {
-                    r[i] = linearTable[Int(px[o])]
-                    g[i] = linearTable[Int(px[o + 1])]
-                    b[i] = linearTable[Int(px[o + 2])]
+        // The table held once: a static's every use checks its lazy start.
+        let table = linearTable
+        table.withUnsafeBufferPointer { table in
+            pixels.bytes.withUnsafeBufferPointer { px in
+                for i in 0..<n {
+                    let o = i * c
+                    if c == 1 {
+                        r[i] = table[Int(px[o])]; g[i] = r[i]; b[i] = r[i]
+                    } else {
+                        r[i] = table[Int(px[o])]
+                        g[i] = table[Int(px[o + 1])]
+                        b[i] = table[Int(px[o + 2])]
+                    }
                 }
             }
         }
         return (r, g, b)
     }
 
-    /// One component: the image projected on cos(πx·xc/w)·cos(πy·yc/h),
-    /// summed in float row by row as the C code does.
-    private static func multiplyBasisFunction(_ xc: Int, _ yc: Int, cosX: [Float], cosY: [Float],
-                                              linear: (r: [Float], g: [Float], b: [Float])) -> (r: Float, g: Float, b: Float) {
-        let w = cosX.count, h = cosY.count
-        var r: Float = 0, g: Float = 0, b: Float = 0
-        cosX.withUnsafeBufferPointer { cosX in
-            linear.r.withUnsafeBufferPointer { lr in
-                linear.g.withUnsafeBufferPointer { lg in
-                    linear.b.withUnsafeBufferPointer { lb in
-                        for y in 0..<h {
-                            let row = y * w, fy = cosY[y]
-                            for x in 0..<w {
-                                let basis = cosX[x] * fy
-                                r += basis * lr[row + x]
-                                g += basis * lg[row + x]
-                                b += basis * lb[row + x]
+    /// Up to four components of one row `yc` (the `xcs`, one to four): the
+    /// image projected on cos(πx·xc/w)·cos(πy·yc/h), summed in float row by
+    /// row as the C code does, all four in one pass over the pixels. Each
+    /// component's sums take its products in the C code's order with its
+    /// expressions, so they are the same bits as one component at a time;
+    /// the twelve sums are independent, so the processor overlaps their
+    /// additions (one at a time, each add waited on the one before). Lanes
+    /// beyond `xcs.count` repeat the first and are not returned.
+    static func multiplyBasisFunctions(_ xcs: [Int], _ yc: Int, cosX: [[Float]], cosY: [Float],
+                                               linear: (r: [Float], g: [Float], b: [Float])) -> [(r: Float, g: Float, b: Float)] {
+        let w = cosX[0].count, h = cosY.count
+        var r0: Float = 0, g0: Float = 0, b0: Float = 0, r1: Float = 0, g1: Float = 0, b1: Float = 0
+        var r2: Float = 0, g2: Float = 0, b2: Float = 0, r3: Float = 0, g3: Float = 0, b3: Float = 0
+        let lanes = (0..<4).map { k in cosX[k < xcs.count ? xcs[k] : xcs[0]] }
+        lanes[0].withUnsafeBufferPointer { c0 in
+            lanes[1].withUnsafeBufferPointer { c1 in
+                lanes[2].withUnsafeBufferPointer { c2 in
+                    lanes[3].withUnsafeBufferPointer { c3 in
+                        linear.r.withUnsafeBufferPointer { lr in
+                            linear.g.withUnsafeBufferPointer { lg in
+                                linear.b.withUnsafeBufferPointer { lb in
+                                    for y in 0..<h {
+                                        let row = y * w, fy = cosY[y]
+                                        for x in 0..<w {
+                                            let vr = lr[row + x], vg = lg[row + x], vb = lb[row + x]
+                                            let basis0 = c0[x] * fy, basis1 = c1[x] * fy
+                                            let basis2 = c2[x] * fy, basis3 = c3[x] * fy
+                                            r0 += basis0 * vr; g0 += basis0 * vg; b0 += basis0 * vb
+                                            r1 += basis1 * vr; g1 += basis1 * vg; b1 += basis1 * vb
+                                            r2 += basis2 * vr; g2 += basis2 * vg; b2 += basis2 * vb
+                                            r3 += basis3 * vr; g3 += basis3 * vg; b3 += basis3 * vb
+                                        }
+                                    }
+                                }
                             }
                         }
                     }
                 }
             }
         }
-        let normalisation: Float = (xc == 0 && yc == 0) ? 1 : 2
-        let scale = normalisation / Float(w * h)
-        return (r * scale, g * scale, b * scale)
+        let sums = [(r0, g0, b0), (r1, g1, b1), (r2, g2, b2), (r3, g3, b3)]
+        return xcs.indices.map { k in
+            let normalisation: Float = (xcs[k] == 0 && yc == 0) ? 1 : 2
+            let scale = normalisation / Float(w * h)
+            return (sums[k].0 * scale, sums[k].1 * scale, sums[k].2 * scale)
+        }
     }
 
     /// C: floorf((float)(signPow(v / max, 0.5) * 9 + 9.5)), clamped to 0...18.
