@@ -32,8 +32,10 @@ setup:
 	fi
 	@pkg-config --modversion vips >/dev/null && echo "libvips $$(pkg-config --modversion vips), LibRaw $$(pkg-config --modversion libraw_r), libheif $$(pkg-config --modversion libheif), libavformat $$(pkg-config --modversion libavformat)"
 
+# Only the thumbs product: the test support targets (ThumbsTestSupport,
+# CThumbsTestShim) are built by `make test`, not for a run.
 build: setup
-	$(SWIFT) build -c $(CONFIG)
+	$(SWIFT) build -c $(CONFIG) --product thumbs
 
 # The demo: Samples/ holds one broken file on purpose, so one failure is tolerated.
 run: build
