@@ -167,16 +167,7 @@ public struct ThumbHash: Sendable, Hashable {
     private static func encodeChannel(_ channel: [Double], _ cosines: Cosines,
                                       nx: Int, ny: Int) -> (dc: Double, ac: [Double], scale: Double) {
         let w = cosines.width, h = cosines.height
-        // The terms in the reference's order: for each cy, cx from 0 while
-        // cx · ny < nx · (ny − cy).
-        var terms: [(cx: Int, cy: Int)] = []
-        for cy in 0..<ny {
-            var cx = 0
-            while cx * ny < nx * (ny - cy) {
-                terms.append((cx, cy))
-                cx += 1
-            }
-        }
+        let terms = Self.terms(nx: nx, ny: ny)
         let sums = termSums(channel, cosines, terms: terms)
         var dc = 0.0
         var ac: [Double] = []
@@ -196,6 +187,20 @@ public struct ThumbHash: Sendable, Hashable {
             }
         }
         return (dc, ac, scale)
+    }
+
+    /// A channel's terms (cx, cy) in the reference's triangular order: for
+    /// each cy, cx from 0 while cx · ny < nx · (ny − cy).
+    static func terms(nx: Int, ny: Int) -> [(cx: Int, cy: Int)] {
+        var terms: [(cx: Int, cy: Int)] = []
+        for cy in 0..<ny {
+            var cx = 0
+            while cx * ny < nx * (ny - cy) {
+                terms.append((cx, cy))
+                cx += 1
+            }
+        }
+        return terms
     }
 
     /// Σ_y Σ_x channel · fx · fy of each term (cx, cy), in `terms`' order:

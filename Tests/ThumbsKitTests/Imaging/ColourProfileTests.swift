@@ -69,7 +69,7 @@ final class ColourProfileTests: TemporaryFolderTestCase {
             }
             var kinds: [ColourProfile.Kind: Int] = [:]
             var transformed = 0, refused = 0
-            var random = SplitMix(seed: 7)
+            var random = SplitMix64(state: 7)
             // Every byte of the header, tag table and small tags; past them
             // (long curve tables) every 5th.
             for position in 0..<profile.count where position < 1024 || position % 5 == 0 {
@@ -301,7 +301,7 @@ final class ColourProfileTests: TemporaryFolderTestCase {
 
     /// Smooth colour fields with some fine detail, covering most of the gamut.
     static func photoLike(width: Int, height: Int, bands: Int) -> [UInt8] {
-        var random = SplitMix(seed: UInt64(width * 31 + bands))
+        var random = SplitMix64(state: UInt64(width * 31 + bands))
         var pixels = [UInt8](repeating: 0, count: width * height * bands)
         for y in 0..<height {
             for x in 0..<width {

@@ -33,7 +33,7 @@ final class CompactProgressiveTests: XCTestCase {
     /// sinusoidal texture of several periods, sharp-edged squares and a
     /// little noise, written by libvips with `options`.
     static func writeTextured(_ path: String, width: Int, height: Int, bands: Int, options: String) -> [UInt8] {
-        var random = SplitMix(seed: UInt64(width * 31 + height))
+        var random = SplitMix64(state: UInt64(width * 31 + height))
         var data = [UInt8](repeating: 0, count: width * height * bands)
         var i = 0
         for y in 0..<height {
@@ -244,7 +244,7 @@ final class CompactProgressiveTests: XCTestCase {
         let scans = JPEGDCConformanceTests.markers(bytes, 0xDA)
         XCTAssertGreaterThanOrEqual(scans.count, 8)
         var cuts = scans.map { $0 + 40 } + scans.map { $0 - 1 } + [bytes.count - 2, bytes.count - 1]
-        var random = SplitMix(seed: 3)
+        var random = SplitMix64(state: 3)
         for _ in 0..<40 { cuts.append(scans[0] + Int(random.next() % UInt64(bytes.count - scans[0]))) }
         for cut in cuts where cut > scans[0] && cut < bytes.count {
             let short = Array(bytes[0..<cut])
@@ -324,7 +324,7 @@ final class CompactProgressiveTests: XCTestCase {
             try fixture("cjpeg-prog-422"),
             try fixture("tran-dc-refine-per-component"),
         ]
-        var random = SplitMix(seed: 11)
+        var random = SplitMix64(state: 11)
         var compact = 0, refused = 0
         for round in 0..<600 {
             var bytes = originals[round % originals.count]

@@ -141,7 +141,7 @@ final class DirectJPEGTests: TemporaryFolderTestCase {
     /// one clear error.
     func testMutatedFilesNeverCrash() throws {
         let original = try Data(contentsOf: URL(fileURLWithPath: textured("m", width: 203, height: 157, bands: 3, options: "[Q=85,restart-interval=2]")))
-        var random = SplitMix(seed: 42)
+        var random = SplitMix64(state: 42)
         let settings = OutputSettings(sizes: [ThumbSize(width: 24, height: 24)], format: .jpeg)
         var decoded = 0
         for round in 0..<300 {
@@ -215,7 +215,7 @@ final class DirectJPEGTests: TemporaryFolderTestCase {
     /// A photo-like JPEG: noise over gradients, so that blocks carry many AC
     /// coefficients of every size (long codes, runs, ZRL) as in a camera file.
     private func textured(_ name: String, width: Int, height: Int, bands: Int, options: String) -> String {
-        var random = SplitMix(seed: UInt64(name.utf8.reduce(5) { $0 &* 31 &+ Int($1) }))
+        var random = SplitMix64(state: UInt64(name.utf8.reduce(5) { $0 &* 31 &+ Int($1) }))
         return write(name, width: width, height: height, bands: bands, options: options) { x, y, b in
             let smooth = x > width / 2 && y > height / 2
             let base = (b == 0 ? x * 255 / width : b == 1 ? y * 255 / height : (x + y) * 127 / (width + height) + 64)
@@ -289,15 +289,3 @@ final class DirectJPEGTests: TemporaryFolderTestCase {
     }
 }
 
-/// A small deterministic generator (SplitMix64) for test data.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -129,7 +129,7 @@ final class ProgressiveJPEGFixtureTests: TemporaryFolderTestCase {
             try fixture("tran-dc-refine-per-component"),
             try fixture("tran-prog-grey-restart-5"),
         ]
-        var random = SplitMix(seed: 7)
+        var random = SplitMix64(state: 7)
         var decoded = 0
         for round in 0..<450 {
             var bytes = originals[round % originals.count]

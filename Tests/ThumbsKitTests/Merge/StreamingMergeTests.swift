@@ -40,7 +40,7 @@ final class StreamingMergeTests: TemporaryFolderTestCase {
     /// an existing duplicate, a failed and an unchanged copy), pHashes that
     /// make chains of look-alikes across shards, failures.
     private func runItems() -> [ManifestItem] {
-        var rng = LookalikeGroupsTests.SplitMix(state: 5)
+        var rng = SplitMix64(state: 5)
         var items: [ManifestItem] = []
         var hashes: [UInt64] = []
         for i in 0..<300 {

@@ -10,35 +10,15 @@ import XCTest
 /// passes must give the same bits, not close values: the hashes quantise
 /// these sums, and a last-bit difference can move a character.
 final class PlaceholderSumsTests: XCTestCase {
-    /// Deterministic pseudo-random numbers (SplitMix64), so a failure repeats.
-    private struct Numbers {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
-
     private let shapes = [(1, 1), (100, 75), (75, 100), (100, 100), (23, 37), (7, 1), (1, 9), (64, 48), (99, 66)]
 
     func testThumbHashTermSumsAreTheReferenceLoopsBits() {
-        var numbers = Numbers(state: 7)
+        var random = SplitMix64(state: 7)
         for (w, h) in shapes {
-            let channel = (0..<(w * h)).map { _ in Double(numbers.below(256)) / 3 - 20 }
+            let channel = (0..<(w * h)).map { _ in Double(below(256, &random)) / 3 - 20 }
             let cosines = ThumbHash.Cosines(width: w, height: h, frequencies: 7)
             for (nx, ny) in [(7, 5), (5, 7), (3, 3), (5, 5), (7, 7)] {
-                var terms: [(cx: Int, cy: Int)] = []
-                for cy in 0..<ny {
-                    var cx = 0
-                    while cx * ny < nx * (ny - cy) {
-                        terms.append((cx, cy))
-                        cx += 1
-                    }
-                }
+                let terms = ThumbHash.terms(nx: nx, ny: ny)
                 let sums = ThumbHash.termSums(channel, cosines, terms: terms)
                 XCTAssertEqual(sums.count, terms.count)
                 for (i, term) in terms.enumerated() {
@@ -57,9 +37,9 @@ final class PlaceholderSumsTests: XCTestCase {
     }
 
     func testBlurHashComponentSumsAreTheReferenceLoopsBits() {
-        var numbers = Numbers(state: 11)
+        var random = SplitMix64(state: 11)
         for (w, h) in shapes {
-            let plane = { (0..<(w * h)).map { _ in BlurHash.sRGBToLinear(UInt8(numbers.below(256))) } }
+            let plane = { (0..<(w * h)).map { _ in BlurHash.sRGBToLinear(UInt8(below(256, &random))) } }
             let linear = (r: plane(), g: plane(), b: plane())
             let xComponents = 9, yComponents = 3
             let cosX = (0..<xComponents).map { xc in (0..<w).map { x in cosf(Float(Double.pi * Double(xc) * Double(x) / Double(w))) } }
@@ -95,11 +75,11 @@ final class PlaceholderSumsTests: XCTestCase {
     /// colour weighted by alpha where there is alpha.
     func testBoxReductionIsTheAreaAverage() throws {
         TestImages.start()
-        var numbers = Numbers(state: 3)
+        var random = SplitMix64(state: 3)
         let cases = [(256, 192, 3, 100, 75), (257, 190, 3, 100, 74), (100, 100, 3, 100, 100), (300, 7, 1, 100, 2),
                      (51, 203, 3, 25, 100), (256, 192, 4, 100, 75), (97, 45, 2, 50, 20)]
         for (W, H, bands, w, h) in cases {
-            let pixels = (0..<(W * H * bands)).map { _ in UInt8(numbers.below(256)) }
+            let pixels = (0..<(W * H * bands)).map { _ in UInt8(below(256, &random)) }
             let image = try XCTUnwrap(pixels.withUnsafeBytes {
                 vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(W), Int32(H), Int32(bands), VIPS_FORMAT_UCHAR)
             })
@@ -130,3 +110,7 @@ final class PlaceholderSumsTests: XCTestCase {
         }
     }
 }
+
+/// A whole number in 0..<n from the tests' deterministic generator, so a
+/// failure repeats.
+private func below(_ n: Int, _ random: inout SplitMix64) -> Int { Int(random.next() % UInt64(n)) }

@@ -23,22 +23,10 @@ final class LookalikeGroupsTests: XCTestCase {
         return result
     }
 
-    /// A deterministic generator (SplitMix64), so failures reproduce.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Random hashes with planted look-alikes: copies of earlier hashes with
     /// 0...maxFlips bits flipped, some of copies (chains), some missing hashes.
     static func plantedHashes(count: Int, maxFlips: Int, seed: UInt64) -> [UInt64?] {
-        var rng = SplitMix(state: seed)
+        var rng = SplitMix64(state: seed)
         var hashes: [UInt64?] = []
         for i in 0..<count {
             let roll = Int.random(in: 0..<10, using: &rng)
@@ -69,7 +57,7 @@ final class LookalikeGroupsTests: XCTestCase {
     func testSkewedHashesLikeRealPHashes() {
         // Real pHashes are not uniform (the DC bit is always set, low
         // frequencies lean one way): many hashes share chunk values.
-        var rng = SplitMix(state: 99)
+        var rng = SplitMix64(state: 99)
         let hashes: [UInt64?] = (0..<2000).map { _ in
             (rng.next() & rng.next() & 0x00FF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
         }

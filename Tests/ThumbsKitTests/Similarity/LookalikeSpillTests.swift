@@ -45,7 +45,7 @@ final class LookalikeSpillTests: TemporaryFolderTestCase {
     /// hashes: a folder of frames of one scene) goes through multi-index
     /// hashing inside the bucket, and chains across buckets still resolve.
     func testLargeBucketsAndChains() throws {
-        var rng = LookalikeGroupsTests.SplitMix(state: 7)
+        var rng = SplitMix64(state: 7)
         var hashes: [UInt64?] = []
         let scene = rng.next()
         for i in 0..<3000 {
@@ -67,7 +67,7 @@ final class LookalikeSpillTests: TemporaryFolderTestCase {
     /// against the rule itself, pair by pair: an item joins the group of the
     /// earliest earlier item within D bits.
     func testCopiesSetAsideGroupAsTheRuleSays() throws {
-        var rng = LookalikeGroupsTests.SplitMix(state: 11)
+        var rng = SplitMix64(state: 11)
         let originals = (0..<40).map { _ in rng.next() }
         var hashes: [UInt64?] = []
         for i in 0..<2500 {

@@ -1,3 +1,4 @@
+import ThumbsTestSupport
 import XCTest
 @testable import ThumbsKit
 
@@ -6,7 +7,7 @@ import XCTest
 /// nearest-rank percentile, and exact for integers below 2,048.
 final class QuantileSketchTests: XCTestCase {
     func testPercentilesWithinTheBound() {
-        var rng = LookalikeGroupsTests.SplitMix(state: 11)
+        var rng = SplitMix64(state: 11)
         for scale in [0.001, 1.0, 37.5, 1e6] {
             var values: [Double] = []
             var sketch = QuantileSketch()
@@ -30,7 +31,7 @@ final class QuantileSketchTests: XCTestCase {
     }
 
     func testIntegersBelow2048AreExact() {
-        var rng = LookalikeGroupsTests.SplitMix(state: 3)
+        var rng = SplitMix64(state: 3)
         var values: [Double] = []
         var sketch = QuantileSketch()
         for _ in 0..<20_000 {
