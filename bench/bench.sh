@@ -9,7 +9,7 @@
 # Default: all = every section but the last three (+ scale when BENCH_SCALE=1);
 # BENCH_SECTIONS=heic,video,raw names sections when the command line does not.
 # Environment:
-#   THUMBS_BIN   use this thumbs binary instead of `swift build -c release`
+#   THUMBS_BIN   use this thumbs binary instead of `make build`'s
 #   THUMBS_BEFORE_BIN  another thumbs binary (an earlier commit's release
 #                build): every timed section runs it too, as `before`, in the
 #                same rounds and the same rotation, so before and after are
@@ -248,9 +248,9 @@ resolve_thumbs() {
   if ! command -v swift >/dev/null; then
     THUMBS_NOTE="no swift toolchain and no THUMBS_BIN"; return 0
   fi
-  say "building: swift build -c release (log: bench-out/build.log)"
-  if swift build -c release >"$OUT/build.log" 2>&1 && [[ -x $ROOT/.build/release/thumbs ]]; then
-    THUMBS=$ROOT/.build/release/thumbs; THUMBS_NOTE="swift build -c release"
+  say "building: make build (log: bench-out/build.log)"
+  if make -C "$ROOT" build >"$OUT/build.log" 2>&1 && [[ -x $ROOT/.build/release/thumbs ]]; then
+    THUMBS=$ROOT/.build/release/thumbs; THUMBS_NOTE="make build"
   else
     THUMBS_NOTE="release build failed (bench-out/build.log)"
     tail -n 15 "$OUT/build.log" | sed 's/^/  | /'

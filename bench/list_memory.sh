@@ -19,7 +19,7 @@ N=${LIST_N:-1000000}
 LIST=$OUT/list-$N.json
 
 if [[ -z "${THUMBS_BIN:-}" ]]; then
-  swift build -c release --product thumbs >/dev/null
+  make -C "$ROOT" build >/dev/null
   THUMBS_BIN=$ROOT/.build/release/thumbs
 fi
 [[ -x /usr/bin/time ]] || { echo "list memory: /usr/bin/time missing (apt-get install time): n/a"; exit 0; }

@@ -17,7 +17,7 @@ OUT=$ROOT/bench-out/paged-list-memory
 mkdir -p "$OUT"
 PAGE_SIZE=${PAGE_SIZE:-1000}
 if [[ -z "${THUMBS_BIN:-}" ]]; then
-  swift build -c release --product thumbs >/dev/null
+  make -C "$ROOT" build >/dev/null
   THUMBS_BIN=$ROOT/.build/release/thumbs
 fi
 [[ -x /usr/bin/time ]] || { echo "paged list memory: /usr/bin/time missing (apt-get install time): n/a"; exit 0; }

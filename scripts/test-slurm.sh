@@ -50,7 +50,7 @@ slurmctld -V
 munged --version
 if [[ ! -x $thumbs ]]; then
   step "building the release binary"
-  (cd "$repo" && swift build -c release --product thumbs)
+  make -C "$repo" build
 fi
 "$thumbs" --version
 
