@@ -1114,19 +1114,20 @@ raw_previews() {
 
 # raw_copies DIR : print DIR-x10, 100 DNGs: each of DIR's first 10 ten times
 # (a newline and a tag of its own length after the TIFF data: no two are
-# duplicates), made once and kept (2 GB); and DIR-first10, those 10 (hard
-# links). Made again when DIR's files change.
+# duplicates), made once and kept (2 GB), again when those files change;
+# and make DIR-first10, those 10 (hard links, each time).
 raw_copies() {
   local dir=$1 ten=$1-first10 x10=$1-x10 files f k stamp
   files=("$dir"/*.dng)
   ((${#files[@]} >= 10)) || return 1
   files=("${files[@]:0:10}")
+  rm -rf "$ten"; mkdir -p "$ten"
+  for f in "${files[@]}"; do ln "$f" "$ten/" 2>/dev/null || cp "$f" "$ten/"; done
   stamp=$(stat -c '%n %s %Y' "${files[@]}" | cksum) # not ls -l: the links in DIR-first10 change its count
   if [[ ! -f $x10/.complete || $(cat "$x10/.complete") != "$stamp" ]]; then
     say "  making ${x10#"$ROOT"/} (100 DNGs, kept between runs)" >&2
-    rm -rf "$ten" "$x10"; mkdir -p "$ten" "$x10"
+    rm -rf "$x10"; mkdir -p "$x10"
     for f in "${files[@]}"; do
-      ln "$f" "$ten/" 2>/dev/null || cp "$f" "$ten/"
       for ((k = 0; k < 10; k++)); do
         { cat "$f"; printf '\nthumbs-bench-copy-%0*d\n' $((k + 1)) 0; } >"$x10/$(printf '%s_c%02d.dng' "$(basename "$f" .dng)" "$k")"
       done
