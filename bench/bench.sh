@@ -137,7 +137,8 @@ section_title_short() {
   heic-thumb) echo "HEIC with a 320 px thumbnail" ;;
   heic) echo "HEIC without a thumbnail" ;;
   video) echo "video 1080p, H.264 and HEVC" ;;
-  raw) echo "DNG with a full-size JPEG preview" ;;
+  raw) echo "DNG with 1620 px and full-size JPEG previews" ;;
+  raw-preview) echo "DNG, thumbs vs djpeg of its chosen preview" ;;
   *) echo "$1" ;;
   esac
 }
@@ -448,6 +449,16 @@ speed_cmd_dcraw() {
 speed_cmd_floor() {
   printf '%s\0' "$SP_SRC"/*.jpg | xargs -0 -P "$NPROC" -n 1 djpeg -scale 1/8 -outfile /dev/null
 }
+# The RAW section's preview floor: djpeg decoding, at the scale thumbs
+# decodes it at, the JPEG preview thumbs chose in each RAW (RAW_PREVIEWS/scales,
+# "S FILE" lines, written by benchtool.py raw-previews), SP_PAR at once.
+speed_cmd_raw_djpeg() {
+  local s
+  for s in $(cut -d' ' -f1 "$RAW_PREVIEWS/scales" | sort -u); do
+    awk -v s="$s" '$1 == s { sub(/^[0-9]+ /, ""); printf "%s%c", $0, 0 }' "$RAW_PREVIEWS/scales" |
+      xargs -0 -P "$SP_PAR" -n 1 djpeg -scale "1/$s" -outfile /dev/null
+  done
+}
 
 speed_label() {
   case $1 in
@@ -464,6 +475,7 @@ speed_label() {
   floor) echo "decode floor: djpeg -scale 1/8 -P$NPROC" ;;
   ffmpeg_vt) echo "ffmpeg -ss 1 -i F -frames:v 1 (PPM), then vipsthumbnail, xargs -P$SP_PAR -n$PEER_BATCH" ;;
   dcraw) echo "LibRaw dcraw_emu -h (half-size PPM), xargs -P$SP_PAR -n$PEER_BATCH" ;;
+  raw_djpeg) echo "djpeg -scale 1/S of each file's chosen preview (${RAW_PREVIEW_DESC:-}), xargs -P$SP_PAR -n1" ;;
   esac
 }
 
@@ -479,13 +491,14 @@ speed_available() {
   floor) command -v djpeg >/dev/null ;;
   ffmpeg_vt) command -v ffmpeg >/dev/null && command -v vipsthumbnail >/dev/null ;;
   dcraw) command -v dcraw_emu >/dev/null ;;
+  raw_djpeg) command -v djpeg >/dev/null && [[ -s ${RAW_PREVIEWS:-}/scales ]] ;;
   esac
 }
 
 # images each tool must write (0: nothing checked)
 speed_expect() {
   case $1 in
-  floor) echo 0 ;;
+  floor | raw_djpeg) echo 0 ;;
   thumbs_two | pillow_two) echo $((2 * $2)) ;;
   before) speed_expect "${SP_BEFORE_OF:-thumbs}" "$2" ;;
   *) echo "$2" ;;
@@ -990,11 +1003,138 @@ section_video() {
     "$VIDEO_N clips 1080p30, 3 s, a keyframe a second: H.264 .mp4 (x264) and every third HEVC .mov (x265), clips 2, 5, 8... rotated 90 by metadata -> ${SIZE} px poster, two at a time"
 }
 
+# What the raw corpus' files hold (its .complete says it): a corpus an
+# earlier benchtool.py dng made, with other pictures, is made again.
+RAW_CORPUS="benchtool.py dng: 256 px RGB IFD0; 1620 px and full-size JPEG previews"
+
+# raw_corpus : print bench-out/corpus-raw-RAW_N, made as RAW_CORPUS says.
+raw_corpus() {
+  local dir=$OUT/corpus-raw-$RAW_N
+  [[ -f $dir/.complete && $(cat "$dir/.complete") != "$RAW_CORPUS" ]] && rm -rf "$dir"
+  dir=$(ensure_archive raw "$RAW_N") || return 1
+  echo "$RAW_CORPUS" >"$dir/.complete"
+  echo "$dir"
+}
+
+# The RAW section's verdicts (issue 35, section 3), in the order they print.
+RAW_VERDICTS=("raw: thumbs / dcraw|ge|20" "raw: thumbs peak RSS at --jobs $ARCH_JOBS (MiB)|le|$ARCH_RSS"
+  "raw: CPU per item, thumbs / djpeg of its preview|le|1.3" "raw: bytes read / file bytes|le|0.15"
+  "raw: --whole-files thumbnails that differ|le|0" "raw: peak RSS, 100 DNGs at --jobs $ARCH_JOBS (MiB)|le|$ARCH_RSS"
+  "raw: peak RSS, 100 DNGs / 10|le|1.15")
+# raw_na FIRST : the verdicts from the FIRST-th on (0-based) as n/a.
+raw_na() {
+  local v a b c
+  for v in "${RAW_VERDICTS[@]:$1}"; do IFS='|' read -r a b c <<<"$v"; verdict "$a" n/a "$b" "$c"; done
+}
+
 section_raw() {
-  need_cmds raw dcraw_emu:libraw-bin || { verdict "raw: thumbs / dcraw" n/a ge 20; return 0; }
-  "$PY" -c 'import numpy, PIL' 2>/dev/null || { say "  raw: python3 with numpy and Pillow missing: section skipped"; verdict "raw: thumbs / dcraw" n/a ge 20; return 0; }
-  archive_section raw raw "$RAW_N" dng dcraw 20 \
-    "$RAW_N DNGs 4000x3000 (benchtool.py dng: 12-bit RGGB raw, lossless JPEG; a full-size JPEG preview; a 256 px IFD0 preview; every fourth orientation 6) -> ${SIZE} px, two at a time"
+  local dir
+  need_cmds raw dcraw_emu:libraw-bin || { raw_na 0; return 0; }
+  "$PY" -c 'import numpy, PIL' 2>/dev/null || { say "  raw: python3 with numpy and Pillow missing: section skipped"; raw_na 0; return 0; }
+  dir=$(raw_corpus) || { say "  raw: no corpus -- n/a"; raw_na 0; return 0; }
+  archive_dir_section raw "$dir" "$RAW_N" dng dcraw 20 \
+    "$RAW_N DNGs 4000x3000 (benchtool.py dng: 12-bit RGGB raw, lossless JPEG; a 1620x1215 JPEG preview, Q90 4:2:2, and a full-size one, the photo's JPEG; a 256 px IFD0 RGB preview; every fourth orientation 6) -> ${SIZE} px, two at a time"
+  raw_preview_section "$dir"
+}
+
+# raw_preview_section DIR : the RAW targets beside the speed against LibRaw
+# (the thumbs row of the last speed_run is archive_dir_section's, over DIR).
+# Untimed, thumbs runs over DIR as it does by default and with --whole-files:
+# the share of the files' bytes it read, and whether --whole-files makes the
+# same thumbnails (cmp). Then its peak RSS over 10 of the files and over 100
+# (raw_copies), and the preview each of the 100 read shows it chose
+# (benchtool.py raw-previews). Timed over the 100, as the camera section
+# spreads thumbs' process start as over a card's hundreds of files: thumbs
+# against djpeg decoding those previews at the scale thumbs decodes them at
+# (CPU per item; djpeg's process start per file included).
+raw_preview_section() {
+  local dir=$1 n=$RAW_N d=$OUT/raw-read t files bytes_read bytes share chosen unmatched cpu12=${CPUMS[thumbs]}
+  have_thumbs || { raw_na 2; return 0; }
+  rm -rf "$d" "$OUT/raw-previews"; mkdir -p "$d"
+  for t in partial whole; do
+    # shellcheck disable=SC2046
+    "$THUMBS" run "$dir" --out "$d/$t" --size "$SIZE" --jobs "$ARCH_JOBS" $([[ $t == whole ]] && echo --whole-files) \
+      $(thumbs_common) >"$d/$t.log" 2>&1 || { say "  thumbs failed ($t)"; show_log_tail "$d/$t.log"; }
+  done
+  IFS=$'\t' read -r files bytes_read bytes share chosen unmatched < <(raw_previews "$d/partial" "$dir" "$d/previews")
+  # --whole-files: the same thumbnails, byte for byte, and every one there
+  local differ=0 f whole_decoders
+  if (($(count_outputs "$d/partial/$SIZE") != n || $(count_outputs "$d/whole/$SIZE") != n)); then
+    differ="n/a"
+  else
+    for f in "$d/partial/$SIZE"/*; do cmp -s "$f" "$d/whole/$SIZE/${f##*/}" || differ=$((differ + 1)); done
+  fi
+  whole_decoders=$("${TOOL[@]}" decoders "$d/whole")
+  say "  thumbs read: $bytes_read of $bytes bytes ($share); the previews it chose: $chosen; files read whole: $unmatched; --whole-files decoded by: $whole_decoders"
+  record raw bytes_read "$bytes_read"; record raw bytes "$bytes"; record raw read_share "$share"
+  record raw previews "$chosen"; record raw whole_files_differ "$differ"
+  rm -rf "$d"
+
+  # Memory: 10 files, then 100 (rss_run: --jobs 2, report on); the 100's
+  # manifest names the previews the timed rows decode.
+  local x10 m=$OUT/raw-memory r10="n/a" r100="n/a" rr="n/a" chosen100="n/a"
+  rm -rf "$m"; mkdir -p "$m"
+  if ensure_time && x10=$(raw_copies "$dir"); then
+    rss_run "$m/log10" "$m/rss10" "$dir-first10" "$m/out10" && r10=$(calc "$(tail -n1 "$m/rss10") / 1024") || show_log_tail "$m/log10"
+    rss_run "$m/log100" "$m/rss100" "$x10" "$m/out100" && r100=$(calc "$(tail -n1 "$m/rss100") / 1024") || show_log_tail "$m/log100"
+    is_num "$r10" && is_num "$r100" && rr=$(calc "$r100 / $r10")
+    IFS=$'\t' read -r _ _ _ _ chosen100 _ < <(raw_previews "$m/out100" "$x10" "$OUT/raw-previews")
+  fi
+  record raw peak_rss_10_mib "$r10"; record raw peak_rss_100_mib "$r100"; record raw peak_rss_100_over_10 "$rr"
+  rm -rf "$m"
+
+  local SP_PAR=$ARCH_JOBS SP_THUMBS_OPTS="--jobs $ARCH_JOBS" SP_EXT=dng RAW_PREVIEWS=$OUT/raw-previews RAW_PREVIEW_DESC=$chosen100
+  local cpu="n/a" over12="n/a"
+  if [[ -n ${x10:-} ]]; then
+    speed_section raw-preview "the 100 DNGs of raw_copies (each of the first 10 ten times, distinct bytes after its data): thumbs --jobs $ARCH_JOBS against djpeg decoding the preview thumbs chose in each at thumbs' scale ($chosen100) -> ${SIZE} px" \
+      "$x10" 100 thumbs raw_djpeg
+    rm -rf "$OUT/raw-preview"/out-*
+    is_num "${CPUMS[thumbs]}" && is_num "${CPUMS[raw_djpeg]}" && cpu=$(calc "${CPUMS[thumbs]} / ${CPUMS[raw_djpeg]}")
+    is_num "$cpu12" && is_num "${CPUMS[raw_djpeg]}" && over12=$(calc "$cpu12 / ${CPUMS[raw_djpeg]}")
+  fi
+  rm -rf "$OUT/raw-previews"
+  record raw-preview cpu_thumbs_over_djpeg "$cpu"; record raw-preview cpu_thumbs12_over_djpeg "$over12"
+  md "CPU per item, thumbs / djpeg of its chosen preview, 100 files: **$cpu** (target <= 1.3; thumbs ${CPUMS[thumbs]} ms, djpeg ${CPUMS[raw_djpeg]} ms; thumbs over the $n files alone, its process start spread over $n: $cpu12 ms, $over12); previews chosen: $chosen; bytes read: $bytes_read of $bytes (**$share**, target <= 0.15); --whole-files: thumbnails that differ **$differ** of $n (target 0; decoded by: $whole_decoders); thumbs peak RSS at --jobs $ARCH_JOBS, report on: 10 DNGs $r10 MiB, 100 DNGs **$r100** MiB (target <= $ARCH_RSS), 100 / 10 **$rr** (target <= 1.15)"
+  md ""
+  verdict "raw: CPU per item, thumbs / djpeg of its preview" "$cpu" le 1.3
+  printf '  %-46s %10s\n' "  CPU ms/item thumbs | djpeg | thumbs, $n files" "${CPUMS[thumbs]} | ${CPUMS[raw_djpeg]} | $cpu12"
+  verdict "raw: bytes read / file bytes" "$share" le 0.15
+  verdict "raw: --whole-files thumbnails that differ" "$differ" le 0
+  verdict "raw: peak RSS, 100 DNGs at --jobs $ARCH_JOBS (MiB)" "$r100" le "$ARCH_RSS"
+  verdict "raw: peak RSS, 100 DNGs / 10" "$rr" le 1.15
+}
+
+# raw_previews OUT SRCDIR DST : benchtool.py raw-previews' line (files, bytes
+# read, bytes, share, previews, unmatched; n/a when it fails).
+raw_previews() {
+  "${TOOL[@]}" raw-previews "$1" "$2" "$3" 2>"$3.err" || printf 'n/a\tn/a\tn/a\tn/a\tn/a\tn/a\n'
+  [[ -s $3.err ]] && { say "  benchtool.py raw-previews:" >&2; show_log_tail "$3.err" >&2; }
+  rm -f "$3.err"
+}
+
+# raw_copies DIR : print DIR-x10, 100 DNGs: each of DIR's first 10 ten times
+# (a newline and a tag of its own length after the TIFF data: no two are
+# duplicates), made once and kept (2 GB), again when those files change;
+# and make DIR-first10, those 10 (hard links, each time).
+raw_copies() {
+  local dir=$1 ten=$1-first10 x10=$1-x10 files f k stamp
+  files=("$dir"/*.dng)
+  ((${#files[@]} >= 10)) || return 1
+  files=("${files[@]:0:10}")
+  rm -rf "$ten"; mkdir -p "$ten"
+  for f in "${files[@]}"; do ln "$f" "$ten/" 2>/dev/null || cp "$f" "$ten/"; done
+  stamp=$(stat -c '%n %s %Y' "${files[@]}" | cksum) # not ls -l: the links in DIR-first10 change its count
+  if [[ ! -f $x10/.complete || $(cat "$x10/.complete") != "$stamp" ]]; then
+    say "  making ${x10#"$ROOT"/} (100 DNGs, kept between runs)" >&2
+    rm -rf "$x10"; mkdir -p "$x10"
+    for f in "${files[@]}"; do
+      for ((k = 0; k < 10; k++)); do
+        { cat "$f"; printf '\nthumbs-bench-copy-%0*d\n' $((k + 1)) 0; } >"$x10/$(printf '%s_c%02d.dng' "$(basename "$f" .dng)" "$k")"
+      done
+    done
+    echo "$stamp" >"$x10/.complete"
+  fi
+  echo "$x10"
 }
 
 # ---------------------------------------------------------------- camera JPEGs

@@ -49,9 +49,19 @@
                                               SRC: IFD0 a 256 px RGB preview,
                                               a raw CFA SubIFD (RGGB, 12-bit,
                                               lossless JPEG, the photo's
-                                              size) and a SubIFD with
-                                              SRC itself as the full-size JPEG
-                                              preview (APPn segments dropped)
+                                              size), a SubIFD with a 1620 px
+                                              JPEG preview (Pillow, Q90, 4:2:2)
+                                              and one with SRC itself as the
+                                              full-size JPEG preview (APPn
+                                              segments dropped)
+    benchtool.py raw-previews OUTDIR SRCDIR DST
+                                              the JPEG preview each RAW of a
+                                              thumbs run read (from the
+                                              manifest's read.bytes) into
+                                              DST, with the JPEG scale thumbs
+                                              decodes it at (DST/scales);
+                                              prints files, bytes read, bytes,
+                                              share, the previews, unmatched
 """
 import json
 import math
@@ -517,6 +527,120 @@ def cmd_decoders(outdir):
     print(", ".join(parts) or "none")
 
 
+# ---- the JPEG previews of a TIFF-based RAW, and the one thumbs read
+
+def tiff_jpegs(data):
+    """(offset, length, width, height) of every JPEG a TIFF file holds in one
+    strip (IFD0's chain and the SubIFDs, compression 6 or 7) or as
+    JPEGInterchangeFormat, its size from its own frame header (SOF0-2);
+    lossless data (SOF3, a DNG's sensor data) is left out."""
+    import struct
+
+    if data[:4] not in (b"II*\0", b"MM\0*"):
+        return []
+    e = "<" if data[:2] == b"II" else ">"
+    sizes = {1: 1, 3: 2, 4: 4, 13: 4}
+    found, seen = [], set()
+
+    def visit(off, depth=0):
+        while off and off not in seen and off + 2 <= len(data) and depth < 8:
+            seen.add(off)
+            (n,) = struct.unpack_from(e + "H", data, off)
+            tags = {}
+            for k in range(n):
+                tag, typ, count, raw = struct.unpack_from(e + "HHI4s", data, off + 2 + 12 * k)
+                if typ not in sizes or count > 1 << 16:
+                    continue
+                size = sizes[typ] * count
+                fmt = {1: "B", 3: "H", 4: "I", 13: "I"}[typ]
+                src = raw if size <= 4 else data[struct.unpack(e + "I", raw)[0]:][:size]
+                if len(src) < size:
+                    continue
+                tags[tag] = list(struct.unpack_from(e + fmt * count, src))
+            pairs = []
+            if tags.get(259, [0])[0] in (6, 7) and len(tags.get(273, [])) == 1 and len(tags.get(279, [])) == 1:
+                pairs.append((tags[273][0], tags[279][0]))
+            if 513 in tags and 514 in tags:
+                pairs.append((tags[513][0], tags[514][0]))
+            for start, length in pairs:
+                sof = jpeg_frame(data[start:start + length])
+                if sof and sof[0] in (0xC0, 0xC1, 0xC2):
+                    found.append((start, length, sof[2], sof[1]))
+            for sub in tags.get(330, []):
+                visit(sub, depth + 1)
+            (off,) = struct.unpack_from(e + "I", data, off + 2 + 12 * n)
+
+    (first,) = struct.unpack_from(e + "I", data, 4)
+    visit(first)
+    return sorted(set(found))
+
+
+def jpeg_frame(jpeg):
+    """(marker, height, width) of a JPEG's frame header, or None."""
+    if jpeg[:2] != b"\xff\xd8":
+        return None
+    i = 2
+    while i + 9 <= len(jpeg) and jpeg[i] == 0xFF:
+        m = jpeg[i + 1]
+        if m == 0xFF:
+            i += 1
+            continue
+        if 0xC0 <= m <= 0xCF and m not in (0xC4, 0xC8, 0xCC):
+            return m, (jpeg[i + 5] << 8) | jpeg[i + 6], (jpeg[i + 7] << 8) | jpeg[i + 8]
+        if m == 0xDA:
+            return None
+        i += 2 + ((jpeg[i + 2] << 8) | jpeg[i + 3])
+    return None
+
+
+def cmd_raw_previews(outdir, srcdir, dst):
+    """For each item of a thumbs run over RAWs (OUT/manifest.json): the JPEG
+    preview it read, taken from its bytes read (the largest of the file's
+    JPEGs that fits in them: thumbs reads that preview, the file's first
+    bytes and its directories), copied to DST/NAME.jpg; the scale thumbs
+    decodes it at (the JPEG rule: the smallest 1/1, 1/2, 1/4 or 1/8 whose
+    floor still covers the largest output, stored orientation), written to
+    DST/scales as "S FILE" lines. Prints: files, bytes read, bytes, their
+    share, the previews (e.g. "12 1620x1215 at 1/4"), and items whose read
+    matched no preview (whole files: --whole-files, or LibRaw developed)."""
+    from collections import Counter
+
+    with open(os.path.join(outdir, "manifest.json")) as f:
+        items = json.load(f)["items"]
+    os.makedirs(dst, exist_ok=True)
+    total = read = 0
+    chosen, unmatched, lines = Counter(), 0, []
+    for it in items:
+        size = it.get("bytes") or 0
+        r = it.get("read") or {}
+        got = r["bytes"] if r.get("partial") else size
+        total += size
+        read += got
+        name = os.path.basename(it["source"])
+        path = os.path.join(srcdir, name)
+        with open(path, "rb") as f:
+            data = f.read()
+        fits = [p for p in tiff_jpegs(data) if p[1] <= got] if r.get("partial") else []
+        outs = it.get("outputs") or []
+        if not fits or not outs:
+            unmatched += 1
+            continue
+        start, length, w, h = max(fits, key=lambda p: p[1])
+        big = max(outs, key=lambda o: o["width"] * o["height"])
+        ow, oh = (big["height"], big["width"]) if it.get("orientation", 1) >= 5 else (big["width"], big["height"])
+        scale = next(k for k in (8, 4, 2, 1) if (w // k >= ow and h // k >= oh) or k == 1)
+        out = os.path.join(dst, os.path.splitext(name)[0] + ".jpg")
+        with open(out, "wb") as f:
+            f.write(data[start:start + length])
+        lines.append(f"{scale} {out}")
+        chosen[f"{w}x{h} at 1/{scale}"] += 1
+    with open(os.path.join(dst, "scales"), "w") as f:
+        f.write("".join(line + "\n" for line in lines))
+    share = f"{read / total:.4g}" if total else "n/a"
+    desc = ", ".join(f"{n} {k}" for k, n in sorted(chosen.items())) or "none"
+    print(f"{len(items)}\t{read}\t{total}\t{share}\t{desc}\t{unmatched}")
+
+
 # ---- DNG (TIFF/EP) writer for the RAW corpus
 
 TIFF_TYPES = {"B": (1, 1), "A": (2, 1), "H": (3, 2), "L": (4, 4), "R": (5, 8), "r": (10, 8)}
@@ -689,21 +813,45 @@ def lossless_jpeg(cfa, precision=12):
     return b"\xff\xd8" + seg(0xC4, dht) + seg(0xC3, sof) + seg(0xDA, sos) + data + b"\xff\xd9"
 
 
+# The long side of the reduced JPEG preview cmd_dng writes: what Sony's
+# cameras (1616 px) and Adobe's DNG Converter ("medium size", 1024 px and up)
+# write beside the full-size one.
+DNG_PREVIEW_LONG = 1620
+
+
+def reduced_preview(im, w, h):
+    """A JPEG of the photo at DNG_PREVIEW_LONG px on its long side, the
+    photo's aspect ratio, as a camera writes its reduced preview: Lanczos,
+    quality 90, 4:2:2 chroma, no APPn segments but JFIF's."""
+    import io
+    from PIL import Image
+
+    pw, ph = (DNG_PREVIEW_LONG, round(DNG_PREVIEW_LONG * h / w)) if w >= h else (round(DNG_PREVIEW_LONG * w / h), DNG_PREVIEW_LONG)
+    buf = io.BytesIO()
+    im.resize((pw, ph), Image.LANCZOS).save(buf, "JPEG", quality=90, subsampling=1)
+    return pw, ph, buf.getvalue()
+
+
 def cmd_dng(src, dst, orientation=1):
-    """A DNG as cameras write them (IFD0 a small preview, SubIFDs for the raw
-    data and a full-size JPEG preview) from a JPEG photo: LibRaw develops the
-    raw CFA data (a mosaic of the photo's pixels, linearised), and the
-    preview is the photo's own JPEG data."""
+    """A DNG as cameras write them from a JPEG photo: IFD0 a small RGB
+    preview; SubIFDs for the raw data, a reduced JPEG preview (1620 px) and a
+    full-size JPEG preview, each preview NewSubfileType 1. LibRaw develops the
+    raw CFA data (a mosaic of the photo's pixels, linearised); the full-size
+    preview is the photo's own JPEG data, the reduced one Pillow's resize of
+    it. The small pictures come first in the file (the RGB preview, then the
+    reduced one), the sensor data and the full-size preview after them."""
     import numpy as np
     from PIL import Image
 
     with open(src, "rb") as f:
         jpeg = f.read()
     with Image.open(src) as im:
-        rgb = np.asarray(im.convert("RGB"))
-        small = im.convert("RGB")
+        im = im.convert("RGB")
+        rgb = np.asarray(im)
+        small = im.copy()
         small.thumbnail((256, 256))
         small = np.asarray(small)
+        mid_w, mid_h, mid = reduced_preview(im, im.width, im.height)
     h, w = rgb.shape[:2]
     h, w = h & ~1, w & ~1
     lut = np.round(((np.arange(256) / 255.0) ** 2.2) * 4095).astype("<u2")  # sRGB-ish -> linear 12-bit
@@ -718,6 +866,7 @@ def cmd_dng(src, dst, orientation=1):
     tw = TiffWriter()
     sh, sw = small.shape[:2]
     thumb = tw.blob(small.tobytes())
+    mid_blob = tw.blob(mid)
     raw_data = lossless_jpeg(cfa)
     raw = tw.blob(raw_data)
     prev = tw.blob(preview)
@@ -728,16 +877,23 @@ def cmd_dng(src, dst, orientation=1):
         (284, "H", [1]), (33421, "H", [2, 2]), (33422, "B", [0, 1, 1, 2]),
         (50714, "L", [0]), (50717, "L", [4095]),
     ])
-    prev_ifd = tw.ifd([
-        (254, "L", [1]), (256, "L", [w]), (257, "L", [h]), (258, "H", [8, 8, 8]), (259, "H", [7]),
-        (262, "H", [6]), (273, "L", [prev]), (277, "H", [3]), (278, "L", [h]), (279, "L", [len(preview)]),
-        (284, "H", [1]),
-    ])
+
+    def jpeg_preview_ifd(pw, ph, blob, length):
+        """A preview SubIFD: NewSubfileType 1, one JPEG (compression 7,
+        YCbCr) in one strip."""
+        return tw.ifd([
+            (254, "L", [1]), (256, "L", [pw]), (257, "L", [ph]), (258, "H", [8, 8, 8]), (259, "H", [7]),
+            (262, "H", [6]), (273, "L", [blob]), (277, "H", [3]), (278, "L", [ph]), (279, "L", [length]),
+            (284, "H", [1]),
+        ])
+
+    mid_ifd = jpeg_preview_ifd(mid_w, mid_h, mid_blob, len(mid))
+    prev_ifd = jpeg_preview_ifd(w, h, prev, len(preview))
     tw.ifds[0] = [
         (254, "L", [1]), (256, "L", [sw]), (257, "L", [sh]), (258, "H", [8, 8, 8]), (259, "H", [1]),
         (262, "H", [2]), (271, "A", "Thumbs"), (272, "A", "Bench DNG"), (273, "L", [thumb]),
         (274, "H", [int(orientation)]), (277, "H", [3]), (278, "L", [sh]), (279, "L", [sw * sh * 3]),
-        (284, "H", [1]), (330, "L", [raw_ifd, prev_ifd]),
+        (284, "H", [1]), (330, "L", [raw_ifd, mid_ifd, prev_ifd]),
         (50706, "B", [1, 4, 0, 0]), (50707, "B", [1, 1, 0, 0]), (50708, "A", "Thumbs Bench DNG"),
         (50721, "r", [(round(v * 10000), 10000) for v in xyz_to_srgb]),
         (50728, "R", [(1, 1), (1, 1), (1, 1)]), (50778, "H", [21]),
@@ -798,6 +954,8 @@ def main(argv):
         cmd_decoders(args[0])
     elif cmd == "dng":
         cmd_dng(args[0], args[1], *args[2:3])
+    elif cmd == "raw-previews":
+        cmd_raw_previews(args[0], args[1], args[2])
     else:
         die(f"unknown command {cmd}")
 

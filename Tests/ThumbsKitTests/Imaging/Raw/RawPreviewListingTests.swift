@@ -50,6 +50,28 @@ final class RawPreviewListingTests: TemporaryFolderTestCase {
         XCTAssertEqual(plan.reads, .ranges([fromMemory.pictures.first { $0.range.count == preview.jpeg.count }!.range]))
     }
 
+    /// A reduced preview of about 40% of the photo beside a full-size one
+    /// (as Sony's cameras and the bench's DNGs write them), listed after
+    /// it: both cover the box, the full-size one at 1/8 and the reduced one
+    /// at 1/4, and the reduced one is the cheaper. From the file, the plan
+    /// decodes it at 1/4 and reads its bytes alone.
+    func testOfAReducedAndAFullSizePreviewTheReducedOneServesAtAQuarter() throws {
+        let full = TestDNG.jpegPreview(root, name: "full", width: 2000, height: 1500)
+        let reduced = TestDNG.jpegPreview(root, name: "reduced", width: 810, height: 608)
+        let bytes = TestDNG.make(width: 2000, height: 1500, previews: [full, reduced]).bytes
+        let path = root + "/two-previews.dng"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let file = try SourceFile(path: path)
+        let listed = try XCTUnwrap(RawPreviewFinder.listing(.file(file))).pictures
+        let reducedRange = try XCTUnwrap(listed.first { $0.range.count == reduced.jpeg.count }).range
+        // Box 200: 810/4 = 202 covers it, as 2000/8 = 250 does.
+        let plan = try XCTUnwrap(RawEntries.plan(.file(file), settings: settings(200), limits: DecodeLimits()))
+        XCTAssertEqual(plan.path, .rawPreview)
+        XCTAssertEqual(plan.shrink, 4)
+        XCTAssertEqual(plan.reads, .ranges([reducedRange]))
+        XCTAssertEqual(plan.info, SourceImageInfo(format: "dng", width: 2000, height: 1500, orientation: 1))
+    }
+
     /// A listed picture whose header was read whole and that libjpeg
     /// refuses (as a DNG's lossless sensor data, tens of MB): refused from
     /// its first bytes, never read whole.
