@@ -60,6 +60,8 @@
 #define TYPE_IFD 13
 /* A picture's last bytes searched for its EOI past zero padding. */
 #define EOI_PADDING 64
+/* Bytes of any value a picture may carry after its EOI (ends_in_eoi). */
+#define EOI_TRAILER 8
 /* SubIFDs followed from one directory, strips summed for one image. */
 #define MAX_SUBIFDS 16
 #define MAX_STRIPS 4096
@@ -316,7 +318,10 @@ int shim_embedded_probe(const uint8_t *bytes, size_t length, shim_embedded_pictu
 }
 
 /* Whether the last bytes of [offset, offset + length), all given, end in
- * EOI, past any zero padding; 1 when they were not given. */
+ * EOI, past any zero padding and up to EOI_TRAILER bytes of any value (the
+ * DiMAGE A1's maker-note preview runs 6 bytes past its EOI); 1 when they
+ * were not given. A JPEG holds FF D9 nowhere but in its EOI (its scans stuff
+ * each FF with 00), so a truncated picture does not pass for a whole one. */
 static int ends_in_eoi(const context *c, uint64_t offset, uint64_t length) {
     uint64_t end = offset + length;
     if (end > c->length)
@@ -324,7 +329,10 @@ static int ends_in_eoi(const context *c, uint64_t offset, uint64_t length) {
     uint64_t at = end;
     while (at > offset + 2 && end - at < EOI_PADDING && c->bytes[at - 1] == 0)
         at--;
-    return at >= offset + 2 && c->bytes[at - 2] == 0xFF && c->bytes[at - 1] == 0xD9;
+    for (uint64_t trailer = 0; trailer <= EOI_TRAILER && at >= offset + 2 + trailer; trailer++)
+        if (c->bytes[at - trailer - 2] == 0xFF && c->bytes[at - trailer - 1] == 0xD9)
+            return 1;
+    return 0;
 }
 
 /* Adds a picture at [offset, offset + length) of the file: refused when

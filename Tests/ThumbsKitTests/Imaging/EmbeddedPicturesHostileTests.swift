@@ -248,23 +248,29 @@ final class EmbeddedPicturesHostileTests: XCTestCase {
     }
 
     /// A picture whose bytes are no JPEG, one cut before its EOI, one whose
-    /// frame is not reached within it, one padded with zeros after its EOI.
+    /// frame is not reached within it, one padded with zeros after its EOI,
+    /// one with 6 bytes after its EOI (as Minolta's DiMAGE A1 writes its
+    /// preview), and one with 9: more than a camera's trailer.
     func testPreviewsThatAreNotJPEGsOrAreTruncated() throws {
         let notJPEG = Array("this is not a JPEG at all, only text".utf8)
         let truncated = Array(preview.dropLast(2))
         let noFrame: [UInt8] = [0xFF, 0xD8] + B.segment(0xE0, Array(repeating: 0, count: 16)) + [0xFF, 0xD9]
         let padded = preview + Array(repeating: 0, count: 16)
-        let pictures = [notJPEG, truncated, noFrame, padded]
+        let trailer = preview + [0x4B, 0x9E, 0xFF, 0xFF, 0xFF, 0xFF]
+        let longTrailer = preview + Array(repeating: 0xFF, count: 9)
+        let pictures = [notJPEG, truncated, noFrame, padded, trailer, longTrailer]
         let bytes = B.mpfJPEG(pictures: pictures) { offsets in
             zip(pictures, offsets).map { B.MPEntry(type: 0x010001, length: UInt32($0.count), offset: $1) }
         }
         let result = try listing(bytes)
-        XCTAssertEqual(result.pictures.count, 4)
+        XCTAssertEqual(result.pictures.count, 6)
         XCTAssertTrue(result.pictures[0].has(Int32(SHIM_EP_NOT_JPEG)))
         XCTAssertTrue(result.pictures[1].has(Int32(SHIM_EP_NO_EOI)))
         XCTAssertEqual([result.pictures[1].width, result.pictures[1].height], [32, 24])
         XCTAssertTrue(result.pictures[2].has(Int32(SHIM_EP_NOT_JPEG)))
         XCTAssertEqual(result.pictures[3].flags, 0)
+        XCTAssertEqual(result.pictures[4].flags, 0)
+        XCTAssertEqual(result.pictures[5].flags, Int32(SHIM_EP_NO_EOI))
     }
 
     /// IFD0's chain back to itself, a SubIFD naming IFD0, IFD1's chain back
