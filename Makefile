@@ -77,11 +77,9 @@ clean:
 # from its options. The staged files are ordinary make targets: once built,
 # `sudo make install` copies them without running swift as root.
 #
-# Its own scratch path, .build/static: --static-swift-stdlib changes how every
-# Swift module is compiled (-static-stdlib, another resource directory), so
-# sharing .build/release with `make build` would recompile everything at each
-# switch. A separate path also lets the install test build while `swift test`
-# holds the lock on .build.
+# Its own scratch path, .build/static, though `make build` links the same
+# way in .build: the install test builds it while `swift test` holds the
+# lock on .build.
 PREFIX ?= /usr/local
 DESTDIR ?=
 STATIC_SCRATCH ?= .build/static
