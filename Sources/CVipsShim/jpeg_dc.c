@@ -46,6 +46,8 @@
 #include "jpeg_dc.h"
 #include "jpeg_scan.h"
 
+#include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,6 +287,7 @@ typedef struct {
     js_stream s;              /* the tables as last defined, the restart interval */
     dc_component comp[JS_MAX_COMPONENTS];
     dc_huff *derived;         /* built tables: DC 0...3 then AC 0...3 (built_dc_table, built_ac_table) */
+    struct scratch_block *scratch; /* the memory of `derived` and the planes (allocate_planes) */
 } dc_state;
 
 /* SCAN_SEQUENTIAL_LOW is a sequential scan decoded at 1/4 (decode_mcus):
@@ -1022,27 +1025,90 @@ static int fits_budget(const dc_state *st, size_t ow, size_t oh, size_t max_byte
     return plane_bytes + (size_t) f->nc * ow * oh <= max_bytes;
 }
 
+/* The decode's scratch memory (the built Huffman tables, then the DC
+ * planes) in one block. Fresh memory of that size comes from mmap and costs
+ * a page fault per 4 KB at its first write, about a tenth of a 12 MP
+ * decode, so each thread keeps its last block for the next decode when it
+ * is at most SCRATCH_KEEP_MAX bytes (12 MP at 1/4 takes about 5 MB); it is
+ * freed when the thread ends. */
+#define SCRATCH_KEEP_MAX ((size_t) 8 << 20)
+
+typedef struct scratch_block {
+    size_t size; /* usable bytes after the header */
+    max_align_t data[];
+} scratch_block;
+
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static int scratch_key_made;
+
+static void make_scratch_key(void) {
+    scratch_key_made = pthread_key_create(&scratch_key, free) == 0;
+}
+
+/* A block of at least `size` bytes: the thread's kept one when it is large
+ * enough, else a new one. Not zeroed. NULL when out of memory. */
+static scratch_block *take_scratch(size_t size) {
+    pthread_once(&scratch_once, make_scratch_key);
+    if (scratch_key_made) {
+        scratch_block *kept = pthread_getspecific(scratch_key);
+        if (kept && kept->size >= size) {
+            pthread_setspecific(scratch_key, NULL);
+            return kept;
+        }
+    }
+    if (size > SIZE_MAX - sizeof(scratch_block))
+        return NULL;
+    scratch_block *block = malloc(sizeof(scratch_block) + size);
+    if (block)
+        block->size = size;
+    return block;
+}
+
+/* Keeps `block` for the thread's next decode when it is small enough,
+ * replacing a smaller kept one; frees it otherwise. */
+static void give_back_scratch(scratch_block *block) {
+    if (!block)
+        return;
+    if (scratch_key_made && block->size <= SCRATCH_KEEP_MAX) {
+        scratch_block *kept = pthread_getspecific(scratch_key);
+        if (!kept || kept->size < block->size) {
+            if (pthread_setspecific(scratch_key, block) == 0) {
+                free(kept);
+                return;
+            }
+        }
+    }
+    free(block);
+}
+
 /* The built Huffman tables and one zeroed DC plane per component (blocks no
- * scan reaches, the MCU padding of one-component scans, stay 0). Returns 0
- * or -1; release_planes frees what was allocated either way. */
+ * scan reaches, the MCU padding of one-component scans, stay 0), carved from
+ * one scratch block. Returns 0 or -1; release_planes gives back what was
+ * taken either way. */
 static int allocate_planes(dc_state *st) {
-    st->derived = malloc(sizeof(dc_huff) * 2 * JS_TABLES);
-    if (!st->derived)
-        return -1;
-    size_t entries = (size_t) (st->cell * st->cell);
+    size_t tables = sizeof(dc_huff) * 2 * JS_TABLES, entries = (size_t) (st->cell * st->cell);
+    size_t count[JS_MAX_COMPONENTS], planes = 0;
+    /* fits_budget has bounded the planes' bytes, so the sums do not wrap. */
     for (int c = 0; c < st->f.nc; c++) {
-        size_t count = entries * st->f.comp[c].pw * st->f.comp[c].ph;
-        st->comp[c].dc = calloc(count, sizeof(int16_t));
-        if (!st->comp[c].dc)
-            return -1;
+        count[c] = entries * st->f.comp[c].pw * st->f.comp[c].ph;
+        planes += count[c];
+    }
+    st->scratch = take_scratch(tables + sizeof(int16_t) * planes);
+    if (!st->scratch)
+        return -1;
+    st->derived = (dc_huff *) (void *) st->scratch->data;
+    int16_t *plane = (int16_t *) (void *) ((uint8_t *) st->scratch->data + tables);
+    memset(plane, 0, sizeof(int16_t) * planes);
+    for (int c = 0; c < st->f.nc; c++) {
+        st->comp[c].dc = plane;
+        plane += count[c];
     }
     return 0;
 }
 
 static void release_planes(dc_state *st) {
-    for (int c = 0; c < st->f.nc; c++)
-        free(st->comp[c].dc);
-    free(st->derived);
+    give_back_scratch(st->scratch);
 }
 
 int jpeg_dc_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, size_t max_bytes,
