@@ -86,6 +86,13 @@
  * so that both tables share one union. */
 #define DC_LOOK MLOOK
 #define DC_FAST_LENGTH_SHIFT 16
+/* dc_pair: two differences whose codes (1 bit at least each) and magnitude
+ * bits fit in DC_LOOK bits have 10 magnitude bits at most together, so each
+ * fits in 11 signed bits. */
+#define DC_PAIR_DIFF_BITS 11
+#define DC_PAIR_LENGTH_MASK 0x3F
+#define DC_PAIR_FIRST_SHIFT 6
+#define DC_PAIR_SECOND_SHIFT (DC_PAIR_FIRST_SHIFT + DC_PAIR_DIFF_BITS)
 
 /* An AC symbol is run << 4 | size. Size 0 is EOB (the rest of the block is
  * zero), or ZRL (sixteen zeros) when the run is 15. */
@@ -152,11 +159,18 @@ typedef struct {
          * longer than DC_LOOK). */
         uint32_t dc_fast[1 << DC_LOOK];
     };
-    /* AC at 1/4 (keep_low_ac): a symbol and its magnitude bits at once,
-     * MLOOK bits: AC_FAST_EOB for an end of block, else bits to drop << 24
-     * | run << 16 | the coefficient as 16 bits (ZRL: a run of 15 and a 0);
-     * 0 = slow. */
-    uint32_t ac_fast[1 << MLOOK];
+    union {
+        /* AC at 1/4 (keep_low_ac): a symbol and its magnitude bits at
+         * once, MLOOK bits: AC_FAST_EOB for an end of block, else bits to
+         * drop << 24 | run << 16 | the coefficient as 16 bits (ZRL: a run
+         * of 15 and a 0); 0 = slow. */
+        uint32_t ac_fast[1 << MLOOK];
+        /* DC: two differences at once (dc_fast twice), DC_LOOK bits: the
+         * second << DC_PAIR_SECOND_SHIFT | the first << DC_PAIR_FIRST_SHIFT
+         * | the bits both take, each difference as DC_PAIR_DIFF_BITS signed
+         * bits; 0 where the two do not fit. */
+        uint32_t dc_pair[1 << DC_LOOK];
+    };
 } dc_huff;
 
 /* HUFF_AC_LOW: an AC table for the 1/4 decode, which decodes a block's
@@ -248,13 +262,35 @@ static void fill_ac_fast(dc_huff *h) {
     }
 }
 
+/* The two-difference table (dc_pair) from dc_fast: a first entry, then one
+ * for the bits after it, taken only when its length keeps within the
+ * DC_LOOK bits there are (the rest of the index is zeros). */
+static void fill_dc_pair(dc_huff *h) {
+    const uint32_t mask = (1u << DC_LOOK) - 1, diff_mask = (1u << DC_PAIR_DIFF_BITS) - 1;
+    for (uint32_t j = 0; j < (1u << DC_LOOK); j++) {
+        uint32_t first = h->dc_fast[j];
+        int l1 = (int) (first >> DC_FAST_LENGTH_SHIFT);
+        uint32_t second = first && l1 < DC_LOOK ? h->dc_fast[(j << l1) & mask] : 0;
+        int l2 = (int) (second >> DC_FAST_LENGTH_SHIFT);
+        if (!second || l1 + l2 > DC_LOOK) {
+            h->dc_pair[j] = 0;
+            continue;
+        }
+        uint32_t d1 = (uint32_t) (int32_t) (int16_t) (first & 0xFFFF), d2 = (uint32_t) (int32_t) (int16_t) (second & 0xFFFF);
+        h->dc_pair[j] = (d2 & diff_mask) << DC_PAIR_SECOND_SHIFT | (d1 & diff_mask) << DC_PAIR_FIRST_SHIFT |
+                        (uint32_t) (l1 + l2);
+    }
+}
+
 /* Validates `table` (js_build_huff) and, for HUFF_DC, HUFF_AC and
  * HUFF_AC_LOW, fills `h`. Returns 0 or -1. */
 static int build_huff(const js_raw_huff *table, dc_huff *h, enum huff_use use) {
     if (js_build_huff(table, use == HUFF_CHECK ? NULL : &h->base, use == HUFF_DC))
         return -1;
-    if (use == HUFF_DC)
+    if (use == HUFF_DC) {
         fill_dc_fast(h);
+        fill_dc_pair(h);
+    }
     if (use == HUFF_AC || use == HUFF_AC_LOW) {
         fill_skip(h);
         fill_multi(h);
@@ -577,6 +613,43 @@ static inline __attribute__((always_inline)) int dc_difference(js_bits *b, const
     return 0;
 }
 
+/* A DC first pass's difference added to the prediction `*pred` and stored
+ * in `*block`: jdphuff.c stops at an overflow; the value is shifted by Al
+ * and kept to 16 bits. Returns 0 or -1. */
+static inline __attribute__((always_inline)) int dc_first_value(int Al, int32_t diff, int32_t *pred,
+                                                                int16_t *block) {
+    int64_t sum = (int64_t) *pred + diff;
+    if (sum > INT32_MAX || sum < INT32_MIN)
+        return -1;
+    *pred = (int32_t) sum;
+    *block = (int16_t) ((uint32_t) *pred << Al);
+    return 0;
+}
+
+/* The next two blocks of a DC first pass whose components share the DC
+ * table `dct`: both differences by one lookup (dc_pair) when they fit,
+ * else one block after the other. Returns 0 or -1. */
+static inline __attribute__((always_inline)) int dc_first_pair(js_bits *b, int Al, const dc_huff *dct,
+                                                               int32_t *pred1, int16_t *block1,
+                                                               int32_t *pred2, int16_t *block2) {
+    if (b->nbits < JS_SYMBOL_BITS)
+        js_refill(b);
+    uint32_t e = dct->dc_pair[b->acc >> (64 - DC_LOOK)];
+    int32_t diff1, diff2;
+    if (e) {
+        js_drop(b, (int) (e & DC_PAIR_LENGTH_MASK));
+        /* Each difference's sign bit moved to bit 31, then shifted back. */
+        diff1 = (int32_t) (e << (32 - DC_PAIR_SECOND_SHIFT)) >> (32 - DC_PAIR_DIFF_BITS);
+        diff2 = (int32_t) (e << (32 - DC_PAIR_SECOND_SHIFT - DC_PAIR_DIFF_BITS)) >> (32 - DC_PAIR_DIFF_BITS);
+    } else {
+        if (dc_difference(b, dct, &diff1) || dc_first_value(Al, diff1, pred1, block1) ||
+            dc_difference(b, dct, &diff2))
+            return -1;
+        return dc_first_value(Al, diff2, pred2, block2);
+    }
+    return dc_first_value(Al, diff1, pred1, block1) || dc_first_value(Al, diff2, pred2, block2) ? -1 : 0;
+}
+
 /* One block of a sequential or DC first scan of `kind`: its DC difference
  * added to the component's prediction `*pred` and stored in `*block`; in a
  * sequential scan its AC coefficients skipped, or at 1/4 the lowest three
@@ -594,14 +667,7 @@ static inline __attribute__((always_inline)) int decode_block(js_bits *b, enum s
         *block = (int16_t) *pred;
         return kind == SCAN_SEQUENTIAL ? skip_ac(b, act, 1) : keep_low_ac(b, act, block, stride);
     }
-    /* jdphuff.c stops at an overflow; the value is shifted by Al and kept
-     * to 16 bits. */
-    int64_t sum = (int64_t) *pred + diff;
-    if (sum > INT32_MAX || sum < INT32_MIN)
-        return -1;
-    *pred = (int32_t) sum;
-    *block = (int16_t) ((uint32_t) *pred << Al);
-    return 0;
+    return dc_first_value(Al, diff, pred, block);
 }
 
 /* The MCUs of a scan of `kind` into the DC planes, with restart intervals of
@@ -673,9 +739,14 @@ static inline __attribute__((always_inline)) int decode_mcus(const dc_state *st,
             } else if (flat) {
                 if (decode_block(b, kind, Al, dct0, act0, &pred0, o0, stride0))
                     return -1;
-                if (flat == 3 && (decode_block(b, kind, Al, dct1, act1, &pred1, o1, stride1) ||
-                                  decode_block(b, kind, Al, dct2, act2, &pred2, o2, stride2)))
+                if (flat == 3 && kind == SCAN_DC_FIRST && dct1 == dct2) {
+                    /* Chroma's two DC differences, one after the other. */
+                    if (dc_first_pair(b, Al, dct1, &pred1, o1, &pred2, o2))
+                        return -1;
+                } else if (flat == 3 && (decode_block(b, kind, Al, dct1, act1, &pred1, o1, stride1) ||
+                                         decode_block(b, kind, Al, dct2, act2, &pred2, o2, stride2))) {
                     return -1;
+                }
             } else {
                 for (int k = 0; k < blocks; k++) {
                     int i = m->scan_comp[k];
