@@ -627,8 +627,10 @@ static inline __attribute__((always_inline)) int dc_first_value(int Al, int32_t 
 }
 
 /* The next two blocks of a DC first pass whose components share the DC
- * table `dct`: both differences by one lookup (dc_pair) when they fit,
- * else one block after the other. Returns 0 or -1. */
+ * table `dct` (two components, or twice the same one with `pred1` and
+ * `pred2` the same prediction): both differences by one lookup (dc_pair)
+ * when they fit, else one block after the other; either way the first is
+ * added to its prediction before the second. Returns 0 or -1. */
 static inline __attribute__((always_inline)) int dc_first_pair(js_bits *b, int Al, const dc_huff *dct,
                                                                int32_t *pred1, int16_t *block1,
                                                                int32_t *pred2, int16_t *block2) {
@@ -736,6 +738,14 @@ static inline __attribute__((always_inline)) int decode_mcus(const dc_state *st,
                     for (int k = 0; k < blocks; k++, bits <<= 1)
                         origin[m->scan_comp[k]][m->offset[k]] |= (int16_t) ((int) (bits >> 63) << Al);
                 }
+            } else if (flat == 1 && kind == SCAN_DC_FIRST && !restart && mx + 1 < m->mcus_x) {
+                /* A one-component DC first pass without restarts: the next
+                 * two blocks' differences follow each other, so they are
+                 * decoded as a pair (two MCUs in this step). */
+                if (dc_first_pair(b, Al, dct0, &pred0, o0, &pred0, o0 + 1))
+                    return -1;
+                o0++;
+                mx++;
             } else if (flat) {
                 if (decode_block(b, kind, Al, dct0, act0, &pred0, o0, stride0))
                     return -1;
