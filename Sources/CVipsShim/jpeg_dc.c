@@ -46,6 +46,8 @@
 #include "jpeg_dc.h"
 #include "jpeg_scan.h"
 
+#include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +86,13 @@
  * so that both tables share one union. */
 #define DC_LOOK MLOOK
 #define DC_FAST_LENGTH_SHIFT 16
+/* dc_pair: two differences whose codes (1 bit at least each) and magnitude
+ * bits fit in DC_LOOK bits have 10 magnitude bits at most together, so each
+ * fits in 11 signed bits. */
+#define DC_PAIR_DIFF_BITS 11
+#define DC_PAIR_LENGTH_MASK 0x3F
+#define DC_PAIR_FIRST_SHIFT 6
+#define DC_PAIR_SECOND_SHIFT (DC_PAIR_FIRST_SHIFT + DC_PAIR_DIFF_BITS)
 
 /* An AC symbol is run << 4 | size. Size 0 is EOB (the rest of the block is
  * zero), or ZRL (sixteen zeros) when the run is 15. */
@@ -150,11 +159,18 @@ typedef struct {
          * longer than DC_LOOK). */
         uint32_t dc_fast[1 << DC_LOOK];
     };
-    /* AC at 1/4 (keep_low_ac): a symbol and its magnitude bits at once,
-     * MLOOK bits: AC_FAST_EOB for an end of block, else bits to drop << 24
-     * | run << 16 | the coefficient as 16 bits (ZRL: a run of 15 and a 0);
-     * 0 = slow. */
-    uint32_t ac_fast[1 << MLOOK];
+    union {
+        /* AC at 1/4 (keep_low_ac): a symbol and its magnitude bits at
+         * once, MLOOK bits: AC_FAST_EOB for an end of block, else bits to
+         * drop << 24 | run << 16 | the coefficient as 16 bits (ZRL: a run
+         * of 15 and a 0); 0 = slow. */
+        uint32_t ac_fast[1 << MLOOK];
+        /* DC: two differences at once (dc_fast twice), DC_LOOK bits: the
+         * second << DC_PAIR_SECOND_SHIFT | the first << DC_PAIR_FIRST_SHIFT
+         * | the bits both take, each difference as DC_PAIR_DIFF_BITS signed
+         * bits; 0 where the two do not fit. */
+        uint32_t dc_pair[1 << DC_LOOK];
+    };
 } dc_huff;
 
 /* HUFF_AC_LOW: an AC table for the 1/4 decode, which decodes a block's
@@ -246,13 +262,35 @@ static void fill_ac_fast(dc_huff *h) {
     }
 }
 
+/* The two-difference table (dc_pair) from dc_fast: a first entry, then one
+ * for the bits after it, taken only when its length keeps within the
+ * DC_LOOK bits there are (the rest of the index is zeros). */
+static void fill_dc_pair(dc_huff *h) {
+    const uint32_t mask = (1u << DC_LOOK) - 1, diff_mask = (1u << DC_PAIR_DIFF_BITS) - 1;
+    for (uint32_t j = 0; j < (1u << DC_LOOK); j++) {
+        uint32_t first = h->dc_fast[j];
+        int l1 = (int) (first >> DC_FAST_LENGTH_SHIFT);
+        uint32_t second = first && l1 < DC_LOOK ? h->dc_fast[(j << l1) & mask] : 0;
+        int l2 = (int) (second >> DC_FAST_LENGTH_SHIFT);
+        if (!second || l1 + l2 > DC_LOOK) {
+            h->dc_pair[j] = 0;
+            continue;
+        }
+        uint32_t d1 = (uint32_t) (int32_t) (int16_t) (first & 0xFFFF), d2 = (uint32_t) (int32_t) (int16_t) (second & 0xFFFF);
+        h->dc_pair[j] = (d2 & diff_mask) << DC_PAIR_SECOND_SHIFT | (d1 & diff_mask) << DC_PAIR_FIRST_SHIFT |
+                        (uint32_t) (l1 + l2);
+    }
+}
+
 /* Validates `table` (js_build_huff) and, for HUFF_DC, HUFF_AC and
  * HUFF_AC_LOW, fills `h`. Returns 0 or -1. */
 static int build_huff(const js_raw_huff *table, dc_huff *h, enum huff_use use) {
     if (js_build_huff(table, use == HUFF_CHECK ? NULL : &h->base, use == HUFF_DC))
         return -1;
-    if (use == HUFF_DC)
+    if (use == HUFF_DC) {
         fill_dc_fast(h);
+        fill_dc_pair(h);
+    }
     if (use == HUFF_AC || use == HUFF_AC_LOW) {
         fill_skip(h);
         fill_multi(h);
@@ -285,6 +323,7 @@ typedef struct {
     js_stream s;              /* the tables as last defined, the restart interval */
     dc_component comp[JS_MAX_COMPONENTS];
     dc_huff *derived;         /* built tables: DC 0...3 then AC 0...3 (built_dc_table, built_ac_table) */
+    struct scratch_block *scratch; /* the memory of `derived` and the planes (allocate_planes) */
 } dc_state;
 
 /* SCAN_SEQUENTIAL_LOW is a sequential scan decoded at 1/4 (decode_mcus):
@@ -574,74 +613,186 @@ static inline __attribute__((always_inline)) int dc_difference(js_bits *b, const
     return 0;
 }
 
+/* A DC first pass's difference added to the prediction `*pred` and stored
+ * in `*block`: jdphuff.c stops at an overflow; the value is shifted by Al
+ * and kept to 16 bits. Returns 0 or -1. */
+static inline __attribute__((always_inline)) int dc_first_value(int Al, int32_t diff, int32_t *pred,
+                                                                int16_t *block) {
+    int64_t sum = (int64_t) *pred + diff;
+    if (sum > INT32_MAX || sum < INT32_MIN)
+        return -1;
+    *pred = (int32_t) sum;
+    *block = (int16_t) ((uint32_t) *pred << Al);
+    return 0;
+}
+
+/* The next two blocks of a DC first pass whose components share the DC
+ * table `dct` (two components, or twice the same one with `pred1` and
+ * `pred2` the same prediction): both differences by one lookup (dc_pair)
+ * when they fit, else one block after the other; either way the first is
+ * added to its prediction before the second. Returns 0 or -1. */
+static inline __attribute__((always_inline)) int dc_first_pair(js_bits *b, int Al, const dc_huff *dct,
+                                                               int32_t *pred1, int16_t *block1,
+                                                               int32_t *pred2, int16_t *block2) {
+    if (b->nbits < JS_SYMBOL_BITS)
+        js_refill(b);
+    uint32_t e = dct->dc_pair[b->acc >> (64 - DC_LOOK)];
+    int32_t diff1, diff2;
+    if (e) {
+        js_drop(b, (int) (e & DC_PAIR_LENGTH_MASK));
+        /* Each difference's sign bit moved to bit 31, then shifted back. */
+        diff1 = (int32_t) (e << (32 - DC_PAIR_SECOND_SHIFT)) >> (32 - DC_PAIR_DIFF_BITS);
+        diff2 = (int32_t) (e << (32 - DC_PAIR_SECOND_SHIFT - DC_PAIR_DIFF_BITS)) >> (32 - DC_PAIR_DIFF_BITS);
+    } else {
+        if (dc_difference(b, dct, &diff1) || dc_first_value(Al, diff1, pred1, block1) ||
+            dc_difference(b, dct, &diff2))
+            return -1;
+        return dc_first_value(Al, diff2, pred2, block2);
+    }
+    return dc_first_value(Al, diff1, pred1, block1) || dc_first_value(Al, diff2, pred2, block2) ? -1 : 0;
+}
+
+/* One block of a sequential or DC first scan of `kind`: its DC difference
+ * added to the component's prediction `*pred` and stored in `*block`; in a
+ * sequential scan its AC coefficients skipped, or at 1/4 the lowest three
+ * kept in its cell (`stride` entries per plane row) and the rest skipped.
+ * Returns 0 or -1. */
+static inline __attribute__((always_inline)) int decode_block(js_bits *b, enum scan_kind kind, int Al,
+                                                              const dc_huff *dct, const dc_huff *act,
+                                                              int32_t *pred, int16_t *block, size_t stride) {
+    int32_t diff;
+    if (dc_difference(b, dct, &diff))
+        return -1;
+    if (kind == SCAN_SEQUENTIAL || kind == SCAN_SEQUENTIAL_LOW) {
+        /* jdhuff.c lets the prediction wrap. */
+        *pred = (int32_t) ((uint32_t) *pred + (uint32_t) diff);
+        *block = (int16_t) *pred;
+        return kind == SCAN_SEQUENTIAL ? skip_ac(b, act, 1) : keep_low_ac(b, act, block, stride);
+    }
+    return dc_first_value(Al, diff, pred, block);
+}
+
 /* The MCUs of a scan of `kind` into the DC planes, with restart intervals of
  * `restart` MCUs (0 for none). Inlined with `kind` a constant at each call
  * (decode_dc_scan), so that each kind has a loop of its own without
  * per-block tests of the kind; and with `restart` a constant 0 for the usual
  * file, whose loop then never hands the bit reader to a function that is not
  * inlined, so that the reader lives in registers (it is a local copy of
- * `*reader`, written back at the end). Returns 0 or -1. */
+ * `*reader`, written back at the end). `flat` is 0, or a constant 1 or 3
+ * for a scan of that many components with one block each per MCU (every
+ * one-component scan, and interleaved scans of unsubsampled files): the
+ * loops over an MCU's blocks then unroll, and block k is component k at
+ * the MCU's origin, without the layout's per-block lookups. Returns 0 or
+ * -1. */
 static inline __attribute__((always_inline)) int decode_mcus(const dc_state *st, const js_scan *scan,
                                                              const mcu_layout *m, enum scan_kind kind,
-                                                             unsigned restart, js_bits *reader) {
+                                                             unsigned restart, int flat, js_bits *reader) {
     js_bits bits_in_registers = *reader, *b = &bits_in_registers;
     const dc_huff *dct[JS_MAX_SCAN_COMPONENTS], *act[JS_MAX_SCAN_COMPONENTS];
     for (int i = 0; i < scan->n; i++) {
         dct[i] = built_dc_table(st, scan->dc_table[i]);
         act[i] = built_ac_table(st, scan->ac_table[i]);
     }
-    const int Al = scan->Al, blocks = m->blocks;
-    int32_t pred[JS_MAX_SCAN_COMPONENTS] = { 0, 0, 0, 0 };
+    const int Al = scan->Al, blocks = flat ? flat : m->blocks;
+    /* A flat scan's MCU is one cell of each component: 2 entries at 1/4. */
+    const size_t flat_across = kind == SCAN_SEQUENTIAL_LOW ? QUARTER_CELL : 1;
+    /* A flat scan's three components by name, so that their tables,
+     * predictions and block pointers stay in registers (the unused ones
+     * when `flat` is 1 are never read). */
+    const dc_huff *dct0 = dct[0], *act0 = act[0], *dct1 = NULL, *act1 = NULL, *dct2 = NULL, *act2 = NULL;
+    size_t stride0 = m->stride[0], stride1 = 0, stride2 = 0;
+    if (flat == 3) {
+        dct1 = dct[1], act1 = act[1], stride1 = m->stride[1];
+        dct2 = dct[2], act2 = act[2], stride2 = m->stride[2];
+    }
+    int32_t pred[JS_MAX_SCAN_COMPONENTS] = { 0, 0, 0, 0 }, pred0 = 0, pred1 = 0, pred2 = 0;
     unsigned left = restart;
     int next_rst = 0;
     int16_t *origin[JS_MAX_SCAN_COMPONENTS];
     for (size_t my = 0; my < m->mcus_y; my++) {
         for (int i = 0; i < scan->n; i++)
             origin[i] = m->plane[i] + my * m->down[i];
+        int16_t *o0 = origin[0], *o1 = flat == 3 ? origin[1] : NULL, *o2 = flat == 3 ? origin[2] : NULL;
         for (size_t mx = 0; mx < m->mcus_x; mx++) {
-            if (js_restart_dc(b, restart, &left, &next_rst, pred))
+            int began = js_restart(b, restart, &left, &next_rst);
+            if (began < 0)
                 return -1;
+            if (began) {
+                /* DC predictions start again with each interval. */
+                memset(pred, 0, sizeof pred);
+                pred0 = pred1 = pred2 = 0;
+            }
             if (kind == SCAN_DC_REFINE) {
                 /* One bit per block, in block order: taken at once. */
                 if (b->nbits < blocks)
                     js_refill(b);
                 uint64_t bits = b->acc;
                 js_drop(b, blocks);
-                for (int k = 0; k < blocks; k++, bits <<= 1)
-                    origin[m->scan_comp[k]][m->offset[k]] |= (int16_t) ((int) (bits >> 63) << Al);
+                if (flat) {
+                    *o0 |= (int16_t) ((int) (bits >> 63) << Al);
+                    if (flat == 3) {
+                        *o1 |= (int16_t) ((int) ((bits >> 62) & 1) << Al);
+                        *o2 |= (int16_t) ((int) ((bits >> 61) & 1) << Al);
+                    }
+                } else {
+                    for (int k = 0; k < blocks; k++, bits <<= 1)
+                        origin[m->scan_comp[k]][m->offset[k]] |= (int16_t) ((int) (bits >> 63) << Al);
+                }
+            } else if (flat == 1 && kind == SCAN_DC_FIRST && !restart && mx + 1 < m->mcus_x) {
+                /* A one-component DC first pass without restarts: the next
+                 * two blocks' differences follow each other, so they are
+                 * decoded as a pair (two MCUs in this step). */
+                if (dc_first_pair(b, Al, dct0, &pred0, o0, &pred0, o0 + 1))
+                    return -1;
+                o0++;
+                mx++;
+            } else if (flat) {
+                if (decode_block(b, kind, Al, dct0, act0, &pred0, o0, stride0))
+                    return -1;
+                if (flat == 3 && kind == SCAN_DC_FIRST && dct1 == dct2) {
+                    /* Chroma's two DC differences, one after the other. */
+                    if (dc_first_pair(b, Al, dct1, &pred1, o1, &pred2, o2))
+                        return -1;
+                } else if (flat == 3 && (decode_block(b, kind, Al, dct1, act1, &pred1, o1, stride1) ||
+                                         decode_block(b, kind, Al, dct2, act2, &pred2, o2, stride2))) {
+                    return -1;
+                }
             } else {
                 for (int k = 0; k < blocks; k++) {
                     int i = m->scan_comp[k];
-                    int32_t diff;
-                    if (dc_difference(b, dct[i], &diff))
+                    if (decode_block(b, kind, Al, dct[i], act[i], &pred[i], origin[i] + m->offset[k],
+                                     m->stride[i]))
                         return -1;
-                    int16_t *block = origin[i] + m->offset[k];
-                    if (kind == SCAN_SEQUENTIAL || kind == SCAN_SEQUENTIAL_LOW) {
-                        /* jdhuff.c lets the prediction wrap. */
-                        pred[i] = (int32_t) ((uint32_t) pred[i] + (uint32_t) diff);
-                        *block = (int16_t) pred[i];
-                        if (kind == SCAN_SEQUENTIAL ? skip_ac(b, act[i], 1)
-                                                    : keep_low_ac(b, act[i], block, m->stride[i]))
-                            return -1;
-                    } else {
-                        /* jdphuff.c stops at an overflow; the value is
-                         * shifted by Al and kept to 16 bits. */
-                        int64_t sum = (int64_t) pred[i] + diff;
-                        if (sum > INT32_MAX || sum < INT32_MIN)
-                            return -1;
-                        pred[i] = (int32_t) sum;
-                        *block = (int16_t) ((uint32_t) pred[i] << Al);
-                    }
                 }
             }
-            for (int i = 0; i < scan->n; i++)
-                origin[i] += m->across[i];
+            if (flat) {
+                o0 += flat_across;
+                if (flat == 3) {
+                    o1 += flat_across;
+                    o2 += flat_across;
+                }
+            } else {
+                for (int i = 0; i < scan->n; i++)
+                    origin[i] += m->across[i];
+            }
             if (js_overrun(b))
                 return -1; /* bits taken from past the end of the data: truncated */
         }
     }
     *reader = bits_in_registers;
     return 0;
+}
+
+/* decode_mcus's `flat` for a scan: its component count when each component
+ * has one block per MCU at the MCU's origin and the count is 1 or 3, else 0
+ * (the layout's general loop). */
+static int flat_shape(const js_scan *scan, const mcu_layout *m) {
+    if (m->blocks != scan->n || (scan->n != 1 && scan->n != 3))
+        return 0;
+    for (int k = 0; k < m->blocks; k++)
+        if (m->scan_comp[k] != k || m->offset[k] != 0)
+            return 0;
+    return scan->n;
 }
 
 /* Decodes a sequential, DC first or DC refinement scan into the DC planes.
@@ -656,16 +807,20 @@ static int decode_dc_scan(dc_state *st, const js_scan *scan, int kind, const uin
     /* Only sequential files come here at 1/4 (jpeg_dc_decode). */
     if (kind == SCAN_SEQUENTIAL && st->cell == QUARTER_CELL)
         kind = SCAN_SEQUENTIAL_LOW;
-    if (restart)
-        status = kind == SCAN_SEQUENTIAL     ? decode_mcus(st, scan, &m, SCAN_SEQUENTIAL, restart, &b)
-               : kind == SCAN_SEQUENTIAL_LOW ? decode_mcus(st, scan, &m, SCAN_SEQUENTIAL_LOW, restart, &b)
-               : kind == SCAN_DC_FIRST       ? decode_mcus(st, scan, &m, SCAN_DC_FIRST, restart, &b)
-                                             : decode_mcus(st, scan, &m, SCAN_DC_REFINE, restart, &b);
-    else
-        status = kind == SCAN_SEQUENTIAL     ? decode_mcus(st, scan, &m, SCAN_SEQUENTIAL, 0, &b)
-               : kind == SCAN_SEQUENTIAL_LOW ? decode_mcus(st, scan, &m, SCAN_SEQUENTIAL_LOW, 0, &b)
-               : kind == SCAN_DC_FIRST       ? decode_mcus(st, scan, &m, SCAN_DC_FIRST, 0, &b)
-                                             : decode_mcus(st, scan, &m, SCAN_DC_REFINE, 0, &b);
+    /* One loop per kind, restart (some or none) and shape (flat_shape). */
+    int flat = flat_shape(scan, &m);
+#define DECODE_SHAPES(kind, restart)                                                                     \
+    (flat == 3   ? decode_mcus(st, scan, &m, kind, restart, 3, &b)                                       \
+     : flat == 1 ? decode_mcus(st, scan, &m, kind, restart, 1, &b)                                       \
+                 : decode_mcus(st, scan, &m, kind, restart, 0, &b))
+#define DECODE_KINDS(restart)                                                                            \
+    (kind == SCAN_SEQUENTIAL       ? DECODE_SHAPES(SCAN_SEQUENTIAL, restart)                             \
+     : kind == SCAN_SEQUENTIAL_LOW ? DECODE_SHAPES(SCAN_SEQUENTIAL_LOW, restart)                         \
+     : kind == SCAN_DC_FIRST       ? DECODE_SHAPES(SCAN_DC_FIRST, restart)                               \
+                                   : DECODE_SHAPES(SCAN_DC_REFINE, restart))
+    status = restart ? DECODE_KINDS(restart) : DECODE_KINDS(0);
+#undef DECODE_KINDS
+#undef DECODE_SHAPES
     if (status)
         return -1;
     /* Only the padding of the last byte may follow the last MCU. */
@@ -728,48 +883,47 @@ static int dc_complete(const dc_state *st) {
  * Stage 4: samples, upsampling and colour
  */
 
-/* libjpeg's 1x1 IDCT (jidctred.c, jpeg_idct_1x1): dequantise with 16-bit
- * operands (ISLOW_MULT_TYPE is short in SIMD builds), descale by 8, then
- * look the value up in the post-IDCT range-limit table (jdmaster.c,
- * prepare_range_limit_table) by its low 10 bits: the table level-shifts by
- * 128 and clamps within -512...511 but wraps beyond, as here. */
-static uint8_t idct_1x1(int16_t coefficient, int quant) {
-    int32_t value = (int32_t) coefficient * (int32_t) (int16_t) quant;
-    int index = (int) ((value + (1 << (IDCT_1X1_SHIFT - 1))) >> IDCT_1X1_SHIFT) & IDCT_RANGE_MASK;
-    if (index < SAMPLE_CENTER)
-        return (uint8_t) (index + SAMPLE_CENTER);           /* 0...127 */
-    if (index < IDCT_RANGE_SIZE / 2)
-        return SAMPLE_MAX;                                  /* 128...511 */
-    if (index < IDCT_RANGE_SIZE - SAMPLE_CENTER)
-        return 0;                                           /* -512...-129 */
-    return (uint8_t) (index - (IDCT_RANGE_SIZE - SAMPLE_CENTER)); /* -128...-1 */
+static inline uint8_t clamp_sample(int32_t value) {
+    return (uint8_t) (value < 0 ? 0 : value > SAMPLE_MAX ? SAMPLE_MAX : value);
 }
 
-/* idct_1x1's last step for every low 10 bits of the descaled value: the
- * range-limit table. */
-static void fill_range_limit(uint8_t range[IDCT_RANGE_SIZE]) {
-    for (int index = 0; index < IDCT_RANGE_SIZE; index++)
-        range[index] = idct_1x1((int16_t) (index << IDCT_1X1_SHIFT), 1);
+/* libjpeg's 1x1 IDCT (jidctred.c, jpeg_idct_1x1) of a coefficient already
+ * dequantised with 16-bit operands (ISLOW_MULT_TYPE is short in SIMD
+ * builds): descale by 8, then the post-IDCT range-limit table (jdmaster.c,
+ * prepare_range_limit_table), indexed by the low 10 bits. That table
+ * level-shifts by 128 and clamps within -512...511 but wraps beyond; here
+ * as arithmetic, which vectorises: the low 10 bits read as a value within
+ * -512...511, level-shifted and clamped to 0...255. */
+static inline uint8_t idct_1x1(int32_t value) {
+    int32_t descaled = (value + (1 << (IDCT_1X1_SHIFT - 1))) >> IDCT_1X1_SHIFT;
+    int32_t wrapped = ((descaled + IDCT_RANGE_SIZE / 2) & IDCT_RANGE_MASK) - IDCT_RANGE_SIZE / 2;
+    return clamp_sample(wrapped + SAMPLE_CENTER);
 }
+
+/* Coefficients turned into samples per step of samples_in_place. */
+#define SAMPLES_CHUNK 16
 
 /* Turns a component's coefficient plane into samples, in place: sample i
  * (byte i) is written after coefficient i (bytes 2i, 2i + 1) is read, and
- * never over a coefficient still to read. The plane keeps its stride of pw
- * samples. idct_1x1 with its range limit looked up in `range`. */
-static uint8_t *samples_in_place(const js_component *g, dc_component *comp,
-                                 const uint8_t range[IDCT_RANGE_SIZE]) {
+ * never over a coefficient still to read. SAMPLES_CHUNK coefficients are
+ * copied out before their samples are written, so that the loop over the
+ * copy vectorises (its bytes cover coefficients of the chunk and earlier
+ * ones only). The plane keeps its stride of pw samples. */
+static uint8_t *samples_in_place(const js_component *g, dc_component *comp) {
     uint8_t *samples = (uint8_t *) comp->dc;
-    size_t count = g->pw * g->ph;
+    size_t count = g->pw * g->ph, i = 0;
     int32_t quant = (int16_t) comp->quant;
-    for (size_t i = 0; i < count; i++) {
-        int32_t value = (int32_t) comp->dc[i] * quant;
-        samples[i] = range[((value + (1 << (IDCT_1X1_SHIFT - 1))) >> IDCT_1X1_SHIFT) & IDCT_RANGE_MASK];
+    for (; i + SAMPLES_CHUNK <= count; i += SAMPLES_CHUNK) {
+        int16_t chunk[SAMPLES_CHUNK];
+        uint8_t out[SAMPLES_CHUNK];
+        memcpy(chunk, comp->dc + i, sizeof chunk);
+        for (int k = 0; k < SAMPLES_CHUNK; k++)
+            out[k] = idct_1x1((int32_t) chunk[k] * quant);
+        memcpy(samples + i, out, sizeof out);
     }
+    for (; i < count; i++)
+        samples[i] = idct_1x1((int32_t) comp->dc[i] * quant);
     return samples;
-}
-
-static inline uint8_t clamp_sample(int32_t value) {
-    return (uint8_t) (value < 0 ? 0 : value > SAMPLE_MAX ? SAMPLE_MAX : value);
 }
 
 /* A dequantised coefficient kept within 16 bits: a photo's never leave them
@@ -908,8 +1062,6 @@ static int render_colour(const dc_state *st, uint8_t *const samples[JS_MAX_COMPO
  * -1 (out of memory). */
 static int render_pixels(dc_state *st, size_t ow, size_t oh, uint8_t *out) {
     uint8_t *samples[JS_MAX_COMPONENTS];
-    uint8_t range[IDCT_RANGE_SIZE];
-    fill_range_limit(range);
     int16_t *row = NULL;
     if (st->cell == QUARTER_CELL) {
         size_t widest = 0;
@@ -920,7 +1072,7 @@ static int render_pixels(dc_state *st, size_t ow, size_t oh, uint8_t *out) {
     }
     for (int c = 0; c < st->f.nc; c++)
         samples[c] = row ? quarter_samples(&st->f.comp[c], &st->comp[c], row)
-                         : samples_in_place(&st->f.comp[c], &st->comp[c], range);
+                         : samples_in_place(&st->f.comp[c], &st->comp[c]);
     free(row);
     if (st->f.nc == 1) {
         for (size_t y = 0; y < oh; y++)
@@ -954,27 +1106,90 @@ static int fits_budget(const dc_state *st, size_t ow, size_t oh, size_t max_byte
     return plane_bytes + (size_t) f->nc * ow * oh <= max_bytes;
 }
 
+/* The decode's scratch memory (the built Huffman tables, then the DC
+ * planes) in one block. Fresh memory of that size comes from mmap and costs
+ * a page fault per 4 KB at its first write, about a tenth of a 12 MP
+ * decode, so each thread keeps its last block for the next decode when it
+ * is at most SCRATCH_KEEP_MAX bytes (12 MP at 1/4 takes about 5 MB); it is
+ * freed when the thread ends. */
+#define SCRATCH_KEEP_MAX ((size_t) 8 << 20)
+
+typedef struct scratch_block {
+    size_t size; /* usable bytes after the header */
+    max_align_t data[];
+} scratch_block;
+
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static int scratch_key_made;
+
+static void make_scratch_key(void) {
+    scratch_key_made = pthread_key_create(&scratch_key, free) == 0;
+}
+
+/* A block of at least `size` bytes: the thread's kept one when it is large
+ * enough, else a new one. Not zeroed. NULL when out of memory. */
+static scratch_block *take_scratch(size_t size) {
+    pthread_once(&scratch_once, make_scratch_key);
+    if (scratch_key_made) {
+        scratch_block *kept = pthread_getspecific(scratch_key);
+        if (kept && kept->size >= size) {
+            pthread_setspecific(scratch_key, NULL);
+            return kept;
+        }
+    }
+    if (size > SIZE_MAX - sizeof(scratch_block))
+        return NULL;
+    scratch_block *block = malloc(sizeof(scratch_block) + size);
+    if (block)
+        block->size = size;
+    return block;
+}
+
+/* Keeps `block` for the thread's next decode when it is small enough,
+ * replacing a smaller kept one; frees it otherwise. */
+static void give_back_scratch(scratch_block *block) {
+    if (!block)
+        return;
+    if (scratch_key_made && block->size <= SCRATCH_KEEP_MAX) {
+        scratch_block *kept = pthread_getspecific(scratch_key);
+        if (!kept || kept->size < block->size) {
+            if (pthread_setspecific(scratch_key, block) == 0) {
+                free(kept);
+                return;
+            }
+        }
+    }
+    free(block);
+}
+
 /* The built Huffman tables and one zeroed DC plane per component (blocks no
- * scan reaches, the MCU padding of one-component scans, stay 0). Returns 0
- * or -1; release_planes frees what was allocated either way. */
+ * scan reaches, the MCU padding of one-component scans, stay 0), carved from
+ * one scratch block. Returns 0 or -1; release_planes gives back what was
+ * taken either way. */
 static int allocate_planes(dc_state *st) {
-    st->derived = malloc(sizeof(dc_huff) * 2 * JS_TABLES);
-    if (!st->derived)
-        return -1;
-    size_t entries = (size_t) (st->cell * st->cell);
+    size_t tables = sizeof(dc_huff) * 2 * JS_TABLES, entries = (size_t) (st->cell * st->cell);
+    size_t count[JS_MAX_COMPONENTS], planes = 0;
+    /* fits_budget has bounded the planes' bytes, so the sums do not wrap. */
     for (int c = 0; c < st->f.nc; c++) {
-        size_t count = entries * st->f.comp[c].pw * st->f.comp[c].ph;
-        st->comp[c].dc = calloc(count, sizeof(int16_t));
-        if (!st->comp[c].dc)
-            return -1;
+        count[c] = entries * st->f.comp[c].pw * st->f.comp[c].ph;
+        planes += count[c];
+    }
+    st->scratch = take_scratch(tables + sizeof(int16_t) * planes);
+    if (!st->scratch)
+        return -1;
+    st->derived = (dc_huff *) (void *) st->scratch->data;
+    int16_t *plane = (int16_t *) (void *) ((uint8_t *) st->scratch->data + tables);
+    memset(plane, 0, sizeof(int16_t) * planes);
+    for (int c = 0; c < st->f.nc; c++) {
+        st->comp[c].dc = plane;
+        plane += count[c];
     }
     return 0;
 }
 
 static void release_planes(dc_state *st) {
-    for (int c = 0; c < st->f.nc; c++)
-        free(st->comp[c].dc);
-    free(st->derived);
+    give_back_scratch(st->scratch);
 }
 
 int jpeg_dc_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, size_t max_bytes,

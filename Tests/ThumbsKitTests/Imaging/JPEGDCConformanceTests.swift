@@ -182,6 +182,35 @@ final class JPEGDCConformanceTests: XCTestCase {
         }
     }
 
+    /// An interleaved DC first pass of a 4:4:4 file whose chroma shares a
+    /// DC table decodes Cb's and Cr's differences by one lookup when both
+    /// fit in it (`dc_pair` in jpeg_dc.c), else one after the other; a
+    /// one-component DC first pass without restarts does the same with each
+    /// two blocks of a row. Chroma stepping by -1...1 takes the pairs; a
+    /// jump of about 300 every few blocks (a 16-bit code and magnitude)
+    /// takes the single lookups, in either place of the pair; with and
+    /// without a point transform and restarts, interleaved and one scan per
+    /// component (15 blocks a row: an odd one at each row's end).
+    func testChromaDCDifferencesInPairsMatchLibjpeg() throws {
+        let values = { (c: Int, x: Int, y: Int) -> Int in
+            if c == 0 { return (x * 5 + y * 3) % 200 - 100 }
+            let jump = (x * 3 + y + c) % 7 == 0 ? (c == 1 ? 300 : -280) : 0
+            return (x + y * 2 + c) % 3 - 1 + jump
+        }
+        let acEverywhere: [JPEGDCBuilder.Scan] = [.ac(0, ss: 1, se: 63, ah: 0, al: 0), .ac(1, ss: 1, se: 9, ah: 0, al: 0), .ac(2, ss: 9, se: 63, ah: 0, al: 0)]
+        for (al, restart) in [(0, 0), (1, 0), (1, 5)] {
+            for interleaved in [true, false] {
+                var file = Layout.colour444.builder(width: 120, height: 56, quant: 2, progressive: true, dc: values)
+                file.restartInterval = restart
+                let first: [JPEGDCBuilder.Scan] = interleaved ? [.dcFirst([0, 1, 2], al: al)] : [.dcFirst([0], al: al), .dcFirst([1], al: al), .dcFirst([2], al: al)]
+                file.scans = first + (al > 0 ? [.dcRefine([0, 1, 2], al: 0)] : []) + acEverywhere
+                file.dcTables = [.dcLuminance]
+                try assertMatchesLibjpeg(file.bytes(), exact: true, decoder: .jpegDCProgressive,
+                                         "Al \(al), restart \(restart), interleaved \(interleaved)")
+            }
+        }
+    }
+
     /// Progressive files that break a rule: libjpeg rejects or warns, or the
     /// DC is incomplete. Each gets one verdict at every shrink, and the DC
     /// decode never produces their pixels.
