@@ -91,6 +91,21 @@ final class PreviousRunTests: TemporaryFolderTestCase {
         XCTAssertNil(previous.unchangedSource(remote), "remote sources are not judged by size and time")
     }
 
+    /// Returns once a file written now gets a later status change time than
+    /// `path`'s. The kernel stamps files from a coarse clock (a few ms), so
+    /// an output rewritten in the manifest's own tick carries the manifest's
+    /// change time, which `RecordedOutput.matches` reads as "not changed
+    /// since": the rewrite below must come after that tick, as a user's would.
+    private func waitForAChangeTimeAfter(_ path: String) throws {
+        let settled = try XCTUnwrap(FileInfo.of(pathBytes: Array(path.utf8), followLinks: false)).changed
+        let probe = root + "/tick-probe"
+        for _ in 0..<100_000 {
+            try Data().write(to: URL(fileURLWithPath: probe))
+            if let info = FileInfo.of(pathBytes: Array(probe.utf8), followLinks: false), info.changed > settled { return }
+        }
+        XCTFail("no file written got a change time after \(path)'s")
+    }
+
     func testOutputsMustStillBeThereWithTheirRecordedBytes() throws {
         let out = try OutputDirectory(path: root + "/out", synchronise: false)
         let bytes = Data("a thumbnail".utf8)
@@ -102,6 +117,7 @@ final class PreviousRunTests: TemporaryFolderTestCase {
         let previous = load()
         XCTAssertEqual(previous.unchangedRecord(for: file("a.jpg"), expectedPaths: { _ in ["256/a.jpg"] }, out: out)?.id, "a.jpg")
         XCTAssertNil(previous.unchangedRecord(for: file("a.jpg"), expectedPaths: { _ in ["512/a.jpg"] }, out: out), "other sizes asked")
+        try waitForAChangeTimeAfter(manifestPath)
         try Data("a thumbnaiL".utf8).write(to: URL(fileURLWithPath: out.absolute("256/a.jpg")))
         XCTAssertNil(previous.unchangedRecord(for: file("a.jpg"), expectedPaths: { _ in ["256/a.jpg"] }, out: out), "same size, other bytes")
         try FileManager.default.removeItem(atPath: out.absolute("256/a.jpg"))
