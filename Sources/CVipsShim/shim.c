@@ -230,6 +230,14 @@ int shim_copy(VipsImage *in, VipsImage **out) {
     return vips_copy(in, out, NULL);
 }
 
+const void *shim_image_memory(VipsImage *image, size_t *length) {
+    *length = 0;
+    if ((image->dtype != VIPS_IMAGE_SETBUF && image->dtype != VIPS_IMAGE_SETBUF_FOREIGN) || !image->data)
+        return NULL;
+    *length = VIPS_IMAGE_SIZEOF_IMAGE(image);
+    return image->data;
+}
+
 int shim_jpegsave(VipsImage *in, void **buf, size_t *len, int quality, int strip) {
     return vips_jpegsave_buffer(in, buf, len, "Q", quality, "strip", strip ? TRUE : FALSE, NULL);
 }

@@ -107,11 +107,27 @@ int shim_extract_band(VipsImage *in, VipsImage **out, int first, int n);
 /// Copies the image so that metadata may be changed safely.
 int shim_copy(VipsImage *in, VipsImage **out);
 
+/// The pixels of an image already held in one buffer (`*length` bytes,
+/// band-packed rows), or NULL for one that is not (a lazy pipeline), which
+/// reading would have to compute through libvips' sink.
+const void *shim_image_memory(VipsImage *image, size_t *length);
+
 /// Savers writing to memory. `strip` drops metadata.
 int shim_jpegsave(VipsImage *in, void **buf, size_t *len, int quality, int strip);
 int shim_webpsave(VipsImage *in, void **buf, size_t *len, int quality, int strip);
 int shim_avifsave(VipsImage *in, void **buf, size_t *len, int quality, int strip);
 int shim_pngsave(VipsImage *in, void **buf, size_t *len, int strip);
+
+/// What shim_jpeg_encode_memory returns for an image it leaves to libvips.
+#define SHIM_JPEG_ENCODE_NOT_MINE 1
+
+/// The JPEG of an 8-bit sRGB (3 bands) or grey (1 band) image held in
+/// memory, encoded by libjpeg as jpegsave with "strip" would (same bytes),
+/// without libvips' sink threads (jpeg_encode.c). 0: `*buf` (free() it)
+/// holds `*len` bytes; SHIM_JPEG_ENCODE_NOT_MINE: save it with libvips;
+/// -1: failed, `message` says why.
+int shim_jpeg_encode_memory(VipsImage *in, int quality, unsigned char **buf, size_t *len,
+                            char *message, size_t message_size);
 
 /// Frees a buffer returned by a saver.
 void shim_free(void *buf);

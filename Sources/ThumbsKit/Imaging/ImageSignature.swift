@@ -177,7 +177,12 @@ enum SignatureMaker {
            source.width >= 32, source.height >= 32 {
             var out: UnsafeMutablePointer<VipsImage>?
             if shim_resample_image(source.pointer, &out, 32, 32) == 0, let out {
-                let upright = try VipsImageRef(out).apply("autorot") { shim_autorot($0, $1) }
+                var upright = VipsImageRef(out)
+                // Stored upright already (most photos): read the resample's
+                // buffer, not autorot's lazy copy of it.
+                if upright.orientation != 1 {
+                    upright = try upright.apply("autorot") { shim_autorot($0, $1) }
+                }
                 return try pixels(of: upright, width: 32, height: 32, grey: true)
             }
         }
@@ -189,10 +194,20 @@ enum SignatureMaker {
     private static func pixels(of input: VipsImageRef, width: Int, height: Int, grey: Bool) throws(VipsFailure) -> PixelBuffer? {
         let image = try VipsResize.resize(input, width: width, height: height)
         var size = 0
-        guard let memory = vips_image_write_to_memory(image.pointer, &size) else {
-            throw VipsFailure(operation: "write_to_memory", fallback: "reduction failed")
+        // A buffer in memory (resample.c's) is read where it is; a lazy
+        // image is computed into a copy by libvips' sink.
+        var computed: UnsafeMutableRawPointer?
+        defer { g_free(computed) }
+        let memory: UnsafeRawPointer
+        if let held = shim_image_memory(image.pointer, &size) {
+            memory = held
+        } else {
+            guard let copy = vips_image_write_to_memory(image.pointer, &size) else {
+                throw VipsFailure(operation: "write_to_memory", fallback: "reduction failed")
+            }
+            computed = copy
+            memory = UnsafeRawPointer(copy)
         }
-        defer { g_free(memory) }
         let bands = image.bands, w = image.width, h = image.height
         guard size == w * h * bands else { return nil }
         let raw = UnsafeRawBufferPointer(start: memory, count: size)

@@ -29,6 +29,9 @@ enum ThumbnailEncoder {
             image = try image.apply("cast") { shim_cast($0, $1, VIPS_FORMAT_UCHAR, 0) }
         }
 
+        if format == .jpeg, !settings.keepMetadata, let data = try encodeInMemory(image, quality: settings.quality) {
+            return RenderedThumbnail(size: size, width: image.width, height: image.height, format: format, data: data)
+        }
         if !settings.keepMetadata {
             // Some savers (WebP) embed the ICC profile even when told to strip;
             // the pixels are sRGB by now, so the profile carries nothing.
@@ -37,6 +40,24 @@ enum ThumbnailEncoder {
         }
         let data = try encode(image, format: format, quality: settings.quality, strip: !settings.keepMetadata)
         return RenderedThumbnail(size: size, width: image.width, height: image.height, format: format, data: data)
+    }
+
+    /// The JPEG of a thumbnail whose pixels are in memory (every size the
+    /// renderer makes from a direct decode or a rendition), encoded by
+    /// libjpeg itself (`jpeg_encode.c`): the bytes jpegsave would write
+    /// when it strips the metadata, without the sink threads that cost a
+    /// small thumbnail three times its encode. Nil for an image it leaves
+    /// to libvips (alpha, a lazy crop, another colour space).
+    static func encodeInMemory(_ image: VipsImageRef, quality: Int) throws(VipsFailure) -> Data? {
+        var buffer: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        var message = [CChar](repeating: 0, count: 256)
+        let status = shim_jpeg_encode_memory(image.pointer, Int32(quality), &buffer, &length, &message, message.count)
+        if status == SHIM_JPEG_ENCODE_NOT_MINE { return nil }
+        guard status == 0, let buffer else {
+            throw VipsFailure(operation: "save", message: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        return Data(bytesNoCopy: buffer, count: length, deallocator: .free)
     }
 
     private static func encode(_ image: VipsImageRef, format: OutputFormat, quality: Int, strip: Bool) throws(VipsFailure) -> Data {
