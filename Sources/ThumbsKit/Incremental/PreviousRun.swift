@@ -16,7 +16,7 @@ final class PreviousRun: Sendable {
     let unreadableManifest: String?
     /// The status change time of the manifest read (nil: none was): every
     /// output it records was written before it, so an output whose own is
-    /// no later has not been touched since (`RecordedOutput.matches`).
+    /// earlier has not been touched since (`RecordedOutput.matches`).
     let outputsSettled: FileInfo.Instant?
     private let index: PreviousIndex?
 
@@ -182,16 +182,20 @@ extension PreviousRun {
 enum RecordedOutput {
     /// `settled`: the status change time of the manifest that records
     /// `output` (`PreviousRun.outputsSettled`). A regular file of the
-    /// recorded size whose own status change time is no later has not been
+    /// recorded size whose own status change time is earlier has not been
     /// written, renamed or replaced since that manifest was: it is the one
-    /// recorded, and is not read. Anything else (no `settled`, a later
-    /// change, a link) is read and its SHA-256 compared, which costs a
+    /// recorded, and is not read. The same time is not enough: the kernel
+    /// stamps files from a clock that ticks every few milliseconds, so a
+    /// rewrite right after the manifest can carry its very time; the few
+    /// outputs a run writes in the manifest's own tick are read instead.
+    /// Anything else (no `settled`, a later or the same change time, a
+    /// link) is read and its SHA-256 compared, which costs a
     /// no-op re-run of a million images more than all the rest of its work
     /// per item. What no system call can do, a disk's silent corruption,
     /// `thumbs verify` finds: it hashes every output.
     static func matches(_ output: ManifestOutput, at path: String, settled: FileInfo.Instant? = nil) -> Bool {
         if let settled, let info = FileInfo.of(pathBytes: Array(path.utf8), followLinks: false), info.kind == .regular,
-           info.size == output.bytes, info.changed <= settled {
+           info.size == output.bytes, info.changed < settled {
             return true
         }
         guard let status = fileStatus(path), status.size == output.bytes,

@@ -124,6 +124,24 @@ final class PreviousRunTests: TemporaryFolderTestCase {
         XCTAssertNil(previous.unchangedRecord(for: file("a.jpg"), expectedPaths: { _ in ["256/a.jpg"] }, out: out), "output deleted")
     }
 
+    /// A rewrite in the manifest's own clock tick carries the manifest's
+    /// change time exactly: the same time proves nothing, so the output is
+    /// hashed, and other bytes of the recorded size are caught.
+    func testAnOutputChangedInTheManifestsOwnTickIsRead() throws {
+        let path = root + "/same-tick.jpg"
+        let recorded = Data("a thumbnail".utf8)
+        try Data("a thumbnaiL".utf8).write(to: URL(fileURLWithPath: path))
+        let changed = try XCTUnwrap(FileInfo.of(pathBytes: Array(path.utf8), followLinks: false)).changed
+        let output = ManifestOutput(size: "256", path: "256/a.jpg", width: 4, height: 3, bytes: Int64(recorded.count),
+                                    format: "jpeg", sha256: SHA256Hex.of(recorded))
+        XCTAssertFalse(RecordedOutput.matches(output, at: path, settled: changed), "the manifest's own change time: read")
+        let later = FileInfo.Instant(seconds: changed.seconds + 1, nanoseconds: changed.nanoseconds)
+        XCTAssertTrue(RecordedOutput.matches(output, at: path, settled: later), "changed before the manifest: trusted unread")
+        try recorded.write(to: URL(fileURLWithPath: path))
+        let rewritten = try XCTUnwrap(FileInfo.of(pathBytes: Array(path.utf8), followLinks: false)).changed
+        XCTAssertTrue(RecordedOutput.matches(output, at: path, settled: rewritten), "read, and the recorded bytes")
+    }
+
     /// An output untouched since the manifest was written (its status change
     /// time is no later) is not read again: a change made before the
     /// manifest, which no run leaves, goes unseen by design, and shows that
