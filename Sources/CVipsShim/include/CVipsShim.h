@@ -5,6 +5,7 @@
 #ifndef CVIPSSHIM_H
 #define CVIPSSHIM_H
 
+#include <stdint.h>
 #include <vips/vips.h>
 
 #include "CVipsResample.h"
@@ -117,6 +118,11 @@ int shim_jpegsave(VipsImage *in, void **buf, size_t *len, int quality, int strip
 int shim_webpsave(VipsImage *in, void **buf, size_t *len, int quality, int strip);
 int shim_avifsave(VipsImage *in, void **buf, size_t *len, int quality, int strip);
 int shim_pngsave(VipsImage *in, void **buf, size_t *len, int strip);
+
+/// The placeholders' box sums of a W×H image of `bands` 8-bit bands, for a
+/// w×h reduction (box_sums.c): `sums` holds w·h·5 values (alpha-weighted R,
+/// G, B, the alpha sum, the count). 0, or -1 for bad arguments.
+int shim_box_sums(const uint8_t *src, int W, int H, int bands, int w, int h, int64_t *sums);
 
 /// What shim_jpeg_encode_memory returns for an image it leaves to libvips.
 #define SHIM_JPEG_ENCODE_NOT_MINE 1

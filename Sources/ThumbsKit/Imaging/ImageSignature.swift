@@ -62,75 +62,17 @@ enum SignatureMaker {
               vips_image_get_coding(image.pointer) == VIPS_CODING_NONE,
               let data = vips_image_get_data(image.pointer)
         else { return nil }
-        let source = data.assumingMemoryBound(to: UInt8.self)
         let hasAlpha = bands == 2 || bands == 4
-        // Per output pixel: alpha-weighted R, G, B, the alpha sum, the count;
-        // whole numbers, so Int sums are exact (and several times faster
-        // than Double ones through bounds-checked arrays).
+        // Per output pixel: alpha-weighted R, G, B, the alpha sum, the count
+        // (box_sums.c; an opaque source weighs every pixel 255). Whole
+        // numbers, so the sums are exact.
         var sums = [Int](repeating: 0, count: w * h * 5)
-        var columnOf = [Int](repeating: 0, count: W)
-        for x in 0..<W { columnOf[x] = x * w / W }
-        sums.withUnsafeMutableBufferPointer { sums in
-            columnOf.withUnsafeBufferPointer { columnOf in
-                if !hasAlpha {
-                    // Opaque (the common case): every weight is 255, so the
-                    // plain sums and the count, scaled by 255 at the end,
-                    // are the same whole numbers with a third of the work.
-                    // Each row goes run by run: the source columns of one
-                    // output column are summed in registers, then added to
-                    // the output once (a thumbnail 2.5 times as wide as the
-                    // reduction: a fifth of the memory updates).
-                    let grey = bands < 3
-                    for y in 0..<H {
-                        let row = (y * h / H) * w
-                        var p = source + y * W * bands
-                        var x = 0
-                        while x < W {
-                            let column = columnOf[x]
-                            var r = 0, g = 0, b = 0, count = 0
-                            // Wrapping adds: a run is at most a row of
-                            // 8-bit values, far from overflowing an Int.
-                            repeat {
-                                let red = Int(p[0])
-                                r &+= red
-                                g &+= grey ? red : Int(p[1])
-                                b &+= grey ? red : Int(p[2])
-                                count &+= 1
-                                p += bands
-                                x &+= 1
-                            } while x < W && columnOf[x] == column
-                            let o = (row + column) * 5
-                            sums[o] &+= r
-                            sums[o + 1] &+= g
-                            sums[o + 2] &+= b
-                            sums[o + 4] &+= count
-                        }
-                    }
-                    for o in stride(from: 0, to: sums.count, by: 5) {
-                        sums[o] *= 255
-                        sums[o + 1] *= 255
-                        sums[o + 2] *= 255
-                        sums[o + 3] = 255 * sums[o + 4]
-                    }
-                    return
-                }
-                for y in 0..<H {
-                    let row = (y * h / H) * w
-                    var p = source + y * W * bands
-                    for x in 0..<W {
-                        let o = (row + columnOf[x]) * 5
-                        let a = hasAlpha ? Int(p[bands - 1]) : 255
-                        let r = Int(p[0]), g = bands >= 3 ? Int(p[1]) : r, b = bands >= 3 ? Int(p[2]) : r
-                        sums[o] += r * a
-                        sums[o + 1] += g * a
-                        sums[o + 2] += b * a
-                        sums[o + 3] += a
-                        sums[o + 4] += 1
-                        p += bands
-                    }
-                }
+        let summed = sums.withUnsafeMutableBufferPointer { sums in
+            sums.withMemoryRebound(to: Int64.self) { sums in
+                shim_box_sums(data.assumingMemoryBound(to: UInt8.self), Int32(W), Int32(H), Int32(bands), Int32(w), Int32(h), sums.baseAddress)
             }
         }
+        guard summed == 0 else { return nil }
         var bytes = [UInt8](repeating: 0, count: w * h * (hasAlpha ? 4 : 3))
         let step = hasAlpha ? 4 : 3
         sums.withUnsafeBufferPointer { sums in
