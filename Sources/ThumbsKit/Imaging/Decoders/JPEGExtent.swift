@@ -67,7 +67,13 @@ struct JPEGExtent: Equatable {
             var i = 0
             var next: Int?
             while i < n - 1 {
-                guard buffer[i] == 0xFF else { i += 1; continue }
+                // Entropy-coded data holds an FF every few hundred bytes:
+                // memchr finds the next a vector at a time.
+                guard let hit = ByteSearch.firstIndex(of: 0xFF, in: UnsafeRawPointer(buffer.baseAddress! + i), count: n - 1 - i) else {
+                    i = n - 1
+                    break
+                }
+                i += hit
                 let marker = buffer[i + 1]
                 // Stuffed zero, fill byte, restart marker: still the scan.
                 if marker == 0x00 || marker == 0xFF || (0xD0...0xD7).contains(marker) { i += 1; continue }
