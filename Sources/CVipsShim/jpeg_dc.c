@@ -338,6 +338,8 @@ static dc_huff *built_ac_table(const dc_state *st, int table) {
     return &st->derived[JS_TABLES + table];
 }
 
+static int build_kept(dc_state *st, int slot, const js_raw_huff *raw, enum huff_use use);
+
 /* ---------------------------------------------------------------------------
  * Stage 1b: the frame
  */
@@ -406,10 +408,10 @@ static int prepare_tables(dc_state *st, const js_scan *scan, int kind) {
         if (d >= JS_TABLES || a >= JS_TABLES)
             return -1;
         if (kind == SCAN_SEQUENTIAL || kind == SCAN_DC_FIRST)
-            if (build_huff(&st->s.dc[d], built_dc_table(st, d), HUFF_DC))
+            if (build_kept(st, d, &st->s.dc[d], HUFF_DC))
                 return -1;
         if (kind == SCAN_SEQUENTIAL)
-            if (build_huff(&st->s.ac[a], built_ac_table(st, a), st->cell == QUARTER_CELL ? HUFF_AC_LOW : HUFF_AC))
+            if (build_kept(st, JS_TABLES + a, &st->s.ac[a], st->cell == QUARTER_CELL ? HUFF_AC_LOW : HUFF_AC))
                 return -1;
         if (kind == SCAN_AC)
             if (build_huff(&st->s.ac[a], NULL, HUFF_CHECK))
@@ -1114,8 +1116,18 @@ static int fits_budget(const dc_state *st, size_t ow, size_t oh, size_t max_byte
  * freed when the thread ends. */
 #define SCRATCH_KEEP_MAX ((size_t) 8 << 20)
 
+/* What a slot of the built tables was built from: a decode whose table is
+ * the same (most cameras and encoders write the standard tables) uses the
+ * slot as the thread's last decode left it instead of building it again
+ * (build_kept), about 1.4% of a 2000 x 1500 photo's item at 1/4. */
+typedef struct {
+    int use;          /* the huff_use + 1 it was built for; 0: nothing valid */
+    js_raw_huff raw;  /* the table, as its DHT defined it */
+} built_from;
+
 typedef struct scratch_block {
     size_t size; /* usable bytes after the header */
+    built_from built[2 * JS_TABLES]; /* what the tables at the start of `data` hold */
     max_align_t data[];
 } scratch_block;
 
@@ -1141,8 +1153,10 @@ static scratch_block *take_scratch(size_t size) {
     if (size > SIZE_MAX - sizeof(scratch_block))
         return NULL;
     scratch_block *block = malloc(sizeof(scratch_block) + size);
-    if (block)
+    if (block) {
         block->size = size;
+        memset(block->built, 0, sizeof block->built);
+    }
     return block;
 }
 
@@ -1190,6 +1204,32 @@ static int allocate_planes(dc_state *st) {
 
 static void release_planes(dc_state *st) {
     give_back_scratch(st->scratch);
+}
+
+/* Whether two DHT definitions give the same table: the same code counts
+ * and the same symbols. */
+static int same_raw_table(const js_raw_huff *a, const js_raw_huff *b) {
+    if (!a->defined || !b->defined || memcmp(a->bits, b->bits, sizeof a->bits))
+        return 0;
+    int symbols = 0;
+    for (int l = 1; l <= JS_MAX_CODE_LENGTH; l++)
+        symbols += a->bits[l];
+    return symbols <= JS_MAX_SYMBOLS && memcmp(a->values, b->values, (size_t) symbols) == 0;
+}
+
+/* build_huff into table slot `slot` (DC 0...3, then AC 0...3), unless the
+ * slot already holds `raw` built for `use` (see built_from). Returns 0 or
+ * -1. */
+static int build_kept(dc_state *st, int slot, const js_raw_huff *raw, enum huff_use use) {
+    built_from *from = &st->scratch->built[slot];
+    if (from->use == (int) use + 1 && same_raw_table(&from->raw, raw))
+        return 0;
+    from->use = 0;
+    if (build_huff(raw, &st->derived[slot], use))
+        return -1;
+    from->raw = *raw;
+    from->use = (int) use + 1;
+    return 0;
 }
 
 int jpeg_dc_decode(j_decompress_ptr cinfo, const uint8_t *end, int shrink, size_t max_bytes,
