@@ -10,6 +10,10 @@ int shim_save_file(VipsImage *in, const char *path_and_options) {
     return vips_image_write_to_file(in, path_and_options, NULL);
 }
 
+int test_vips_autorot(VipsImage *in, VipsImage **out) {
+    return vips_autorot(in, out, NULL);
+}
+
 int shim_open_file(const char *path, VipsImage **out) {
     *out = vips_image_new_from_file(path, "access", VIPS_ACCESS_RANDOM, NULL);
     return *out ? 0 : -1;

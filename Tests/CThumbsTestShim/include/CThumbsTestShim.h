@@ -14,6 +14,9 @@
 /// Saves to a file; options may follow the name, e.g. "a.jpg[Q=90]".
 int shim_save_file(VipsImage *in, const char *path_and_options);
 
+/// libvips' own autorot (the reference for shim_autorot's in-memory turn).
+int test_vips_autorot(VipsImage *in, VipsImage **out);
+
 /// Opens a file (random access), header first; pixels decode on demand.
 int shim_open_file(const char *path, VipsImage **out);
 
