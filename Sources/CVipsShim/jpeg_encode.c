@@ -78,7 +78,7 @@ int shim_jpeg_encode_memory(VipsImage *in, int quality, unsigned char **buf, siz
     if (!((in->Bands == 3 && in->Type == VIPS_INTERPRETATION_sRGB) ||
           (in->Bands == 1 && in->Type == VIPS_INTERPRETATION_B_W)))
         return SHIM_JPEG_ENCODE_NOT_MINE;
-    if ((in->dtype != VIPS_IMAGE_SETBUF && in->dtype != VIPS_IMAGE_SETBUF_FOREIGN) || !in->data)
+    if (!shim_image_in_memory(in))
         return SHIM_JPEG_ENCODE_NOT_MINE;
     /* JPEG's limit; jpegsave refuses larger images too. */
     if (in->Xsize < 1 || in->Ysize < 1 || in->Xsize > JPEG_MAX_DIMENSION || in->Ysize > JPEG_MAX_DIMENSION)

@@ -354,13 +354,32 @@ static void *copy_meta(VipsImage *from, const char *name, GValue *value, void *t
     return NULL;
 }
 
+int shim_image_in_memory(const VipsImage *image) {
+    return (image->dtype == VIPS_IMAGE_SETBUF || image->dtype == VIPS_IMAGE_SETBUF_FOREIGN) && image->data;
+}
+
+VipsImage *shim_image_over_pixels(VipsImage *like, uint8_t *pixels, int width, int height) {
+    size_t bytes = (size_t) width * (size_t) height * (size_t) like->Bands;
+    VipsImage *image = vips_image_new_from_memory(pixels, bytes, width, height, like->Bands, VIPS_FORMAT_UCHAR);
+    if (!image) {
+        g_free(pixels);
+        return NULL;
+    }
+    g_signal_connect(image, "postclose", G_CALLBACK(free_pixels), pixels);
+    image->Type = like->Type;
+    image->Xres = like->Xres;
+    image->Yres = like->Yres;
+    vips_image_map(like, copy_meta, image);
+    return image;
+}
+
 int shim_resample_image(VipsImage *in, VipsImage **out, int out_w, int out_h) {
     if (in->Coding != VIPS_CODING_NONE || in->BandFmt != VIPS_FORMAT_UCHAR ||
         (in->Bands != 1 && in->Bands != 3))
         return 1;
     if (out_w < 1 || out_h < 1 || out_w > in->Xsize || out_h > in->Ysize)
         return 1;
-    if ((in->dtype != VIPS_IMAGE_SETBUF && in->dtype != VIPS_IMAGE_SETBUF_FOREIGN) || !in->data)
+    if (!shim_image_in_memory(in))
         return 1;
     size_t bytes = (size_t) out_w * (size_t) out_h * (size_t) in->Bands;
     uint8_t *pixels = g_try_malloc(bytes);
@@ -374,16 +393,9 @@ int shim_resample_image(VipsImage *in, VipsImage **out, int out_w, int out_h) {
         vips_error("resample", "out of memory resizing %d×%d to %d×%d", in->Xsize, in->Ysize, out_w, out_h);
         return -1;
     }
-    VipsImage *image = vips_image_new_from_memory(pixels, bytes, out_w, out_h, in->Bands, VIPS_FORMAT_UCHAR);
-    if (!image) {
-        g_free(pixels);
+    VipsImage *image = shim_image_over_pixels(in, pixels, out_w, out_h);
+    if (!image)
         return -1;
-    }
-    g_signal_connect(image, "postclose", G_CALLBACK(free_pixels), pixels);
-    image->Type = in->Type;
-    image->Xres = in->Xres;
-    image->Yres = in->Yres;
-    vips_image_map(in, copy_meta, image);
     *out = image;
     return 0;
 }

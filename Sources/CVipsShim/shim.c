@@ -208,18 +208,6 @@ int shim_unpremultiply(VipsImage *in, VipsImage **out) {
     return vips_unpremultiply(in, out, NULL);
 }
 
-/* Copies one metadata item (not the header fields vips_image_map also lists). */
-static void *copy_meta_item(VipsImage *from, const char *name, GValue *value, void *to) {
-    if (from->meta && g_hash_table_contains(from->meta, name))
-        vips_image_set((VipsImage *) to, name, value);
-    return NULL;
-}
-
-static void free_turned(VipsImage *image, void *pixels) {
-    (void) image;
-    g_free(pixels);
-}
-
 /* autorot of an 8-bit image held in memory (a thumbnail-sized rendition),
  * done here: vips_autorot's result is a lazy image, and writing or keeping
  * it runs libvips' sink threads (about 0.3 ms an item). The same pixels,
@@ -229,7 +217,7 @@ static void free_turned(VipsImage *image, void *pixels) {
 static int turn_in_memory(VipsImage *in, int orientation, VipsImage **out) {
     if (in->Coding != VIPS_CODING_NONE || in->BandFmt != VIPS_FORMAT_UCHAR || in->Bands < 1 || in->Bands > 4)
         return 1;
-    if ((in->dtype != VIPS_IMAGE_SETBUF && in->dtype != VIPS_IMAGE_SETBUF_FOREIGN) || !in->data)
+    if (!shim_image_in_memory(in))
         return 1;
     if (orientation < 2 || orientation > 8)
         return 1;
@@ -260,19 +248,10 @@ static int turn_in_memory(VipsImage *in, int orientation, VipsImage **out) {
             memcpy(row + (size_t) x * b, src + ((size_t) sy * W + sx) * b, (size_t) b);
         }
     }
-    VipsImage *image = vips_image_new_from_memory(pixels, bytes, ow, oh, b, VIPS_FORMAT_UCHAR);
-    if (!image) {
-        g_free(pixels);
-        return -1;
-    }
-    g_signal_connect(image, "postclose", G_CALLBACK(free_turned), pixels);
-    image->Type = in->Type;
     /* vips_autorot keeps the resolution as it was, turned or not. */
-    image->Xres = in->Xres;
-    image->Yres = in->Yres;
-    image->Xoffset = 0;
-    image->Yoffset = 0;
-    vips_image_map(in, copy_meta_item, image);
+    VipsImage *image = shim_image_over_pixels(in, pixels, ow, oh);
+    if (!image)
+        return -1;
     /* What vips_autorot removes: the orientation, and Exif's copy of it. */
     vips_image_remove(image, VIPS_META_ORIENTATION);
     vips_image_remove(image, "exif-ifd0-Orientation");
@@ -307,7 +286,7 @@ int shim_copy(VipsImage *in, VipsImage **out) {
 
 const void *shim_image_memory(VipsImage *image, size_t *length) {
     *length = 0;
-    if ((image->dtype != VIPS_IMAGE_SETBUF && image->dtype != VIPS_IMAGE_SETBUF_FOREIGN) || !image->data)
+    if (!shim_image_in_memory(image))
         return NULL;
     *length = VIPS_IMAGE_SIZEOF_IMAGE(image);
     return image->data;

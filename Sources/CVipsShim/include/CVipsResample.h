@@ -18,6 +18,18 @@
 int shim_resample_u8(const uint8_t *in, int in_w, int in_h, int bands,
                      uint8_t *out, int out_w, int out_h);
 
+/// Whether `image`'s pixels are held in one buffer of its own (band-packed
+/// rows at `image->data`), so that C code may read them without running a
+/// libvips pipeline: what resample.c, jpeg_encode.c and the in-memory
+/// autorot take.
+int shim_image_in_memory(const VipsImage *image);
+
+/// A new image over `pixels` (width × height, like's bands, 8-bit, a
+/// g_malloc'd buffer it frees when it closes), with `like`'s
+/// interpretation, resolution and metadata. NULL on failure, with the
+/// pixels freed.
+VipsImage *shim_image_over_pixels(VipsImage *like, uint8_t *pixels, int width, int height);
+
 /// `in` resized to out_w × out_h by shim_resample_u8, with its metadata
 /// (profile, orientation, resolution, interpretation) carried over.
 /// Returns 1, touching nothing, when the fast path does not apply: not an
