@@ -332,10 +332,6 @@ void shim_malloc_keep_top(size_t bytes) {
     mallopt(M_TRIM_THRESHOLD, (int) bytes);
 }
 
-void shim_malloc_arenas_at_most(int count) {
-    mallopt(M_ARENA_MAX, count);
-}
-
 void shim_vector_set_enabled(int enabled) {
     vips_vector_set_enabled(enabled ? TRUE : FALSE);
 }

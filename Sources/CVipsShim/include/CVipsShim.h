@@ -153,9 +153,6 @@ void shim_malloc_map_above(size_t bytes);
 /// back to the system only past `bytes`.
 void shim_malloc_keep_top(size_t bytes);
 
-/// glibc's mallopt(M_ARENA_MAX, count): at most `count` malloc arenas.
-void shim_malloc_arenas_at_most(int count);
-
 /// Turns libvips's liborc vectorisation on or off (vips/vector.h is not part
 /// of the umbrella header).
 void shim_vector_set_enabled(int enabled);

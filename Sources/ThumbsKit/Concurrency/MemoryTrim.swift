@@ -1,5 +1,4 @@
 import CVipsShim
-import Foundation
 
 /// Hands free heap pages back to the system now and then during long runs.
 ///
@@ -40,25 +39,5 @@ enum MemoryTrim {
     static func mapLargeBlocks() {
         shim_malloc_map_above(mappedBlock)
         shim_malloc_keep_top(mappedBlock)
-    }
-
-    /// Lets glibc make at most one malloc arena per decode thread, plus the
-    /// main one (`jobs + 1`), instead of its default of eight per core.
-    ///
-    /// Each thread that meets a locked arena gets a new one, and a freed
-    /// block goes back to the arena it came from, so pixels allocated on
-    /// one thread and freed on another leave their pages resident in an
-    /// arena no decode uses again. With glibc's default (a new arena for
-    /// each new thread, up to 16 on 2 cores) the peak of the same run was
-    /// bimodal: 240 baseline photos at `--jobs 2` peaked at 70, 100, 72,
-    /// 98, 72 and 70 MiB in six runs; with 3 arenas at 66–85 MiB in 23
-    /// runs. The level is set in the first half second, so the spread that
-    /// is left is where the first blocks land, not growth. Twelve phone
-    /// HEICs at 1024 px: 115–116 MiB before, 108–112 after, at the same
-    /// CPU. Video peaks did not move (105–128 MiB either way). A
-    /// `MALLOC_ARENA_MAX` in the environment wins.
-    static func limitArenas(jobs: Int) {
-        guard ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil else { return }
-        shim_malloc_arenas_at_most(Int32(max(1, jobs) + 1))
     }
 }

@@ -17,7 +17,6 @@ struct ProcessingWindow {
     static func startLibvips(_ options: RunOptions) throws(RunError) {
         try VipsRuntime.start()
         MemoryTrim.mapLargeBlocks()
-        MemoryTrim.limitArenas(jobs: options.jobs)
         let cores = ProcessInfo.processInfo.activeProcessorCount
         VipsRuntime.setThreadsPerImage(max(1, cores / max(1, options.jobs)))
         VipsRuntime.setUntrustedLoaders(allowed: options.allowUntrusted)
