@@ -8,6 +8,9 @@ import Foundation
 /// completed run writes its manifest and then removes the journal. The first
 /// line holds the settings; a journal of other settings is discarded.
 ///
+/// The folders of the thumbnails a line records are flushed before the
+/// line is (`WrittenFolders`).
+///
 /// What a power cut can lose. Each line is written at once (one `write`,
 /// so `kill -9` loses nothing written), but flushed to the disk in batches:
 /// `needsSync` asks for an `fsync` once a second or every `syncLines` lines,
@@ -46,8 +49,13 @@ final class Journal: @unchecked Sendable {
         var settings: OutputSettings
     }
 
-    init(path: String) {
+    /// Folders of thumbnails written since the last flush, flushed before
+    /// the lines that record those thumbnails are (`WrittenFolders`).
+    private let thumbnailFolders: WrittenFolders?
+
+    init(path: String, thumbnailFolders: WrittenFolders? = nil) {
         self.path = path
+        self.thumbnailFolders = thumbnailFolders
     }
 
     deinit {
@@ -113,10 +121,18 @@ final class Journal: @unchecked Sendable {
             && (unsynced >= Self.syncLines || ContinuousClock.now - lastSync >= Self.syncInterval)
     }
 
-    /// Flushes the lines written so far to the disk (`fsync`, which waits on
-    /// it: call it on an I/O thread). A failure is kept in `failure`.
+    /// Flushes the folders of the thumbnails written so far, then the lines
+    /// written so far, to the disk (`fsync`, which waits on it: call it on
+    /// an I/O thread). A failure is kept in `failure`.
     func synchronise() {
-        guard descriptor >= 0, unsynced > 0, failure == nil else { return }
+        guard descriptor >= 0, failure == nil else { return }
+        do throws(WrittenFolders.Failure) {
+            try thumbnailFolders?.flush()
+        } catch {
+            failure = error.message
+            return
+        }
+        guard unsynced > 0 else { return }
         do {
             try FileDescriptor.synchronise(descriptor)
         } catch {

@@ -248,17 +248,24 @@ final class PreviousIndex: @unchecked Sendable {
     /// follow. `ManifestItemDecoder` reads the lines `ManifestWriter` and
     /// the journal write; `JSONDecoder` (about 30 µs a line) any other.
     func record(for id: String) -> ManifestItem? {
+        recordAndOrigin(for: id)?.record
+    }
+
+    /// `record(for:)`, and whether the record lies in manifest.json (false:
+    /// in the journal of an interrupted run).
+    func recordAndOrigin(for id: String) -> (record: ManifestItem, inManifest: Bool)? {
         lock.lock()
         defer { lock.unlock() }
         guard let (row, place) = locate(id, markSeen: true) else { return nil }
-        if !manifestReusable, Self.isManifest(place) { return nil }
-        if case .loaded(let index) = place { return loaded[index] }
-        if let cached = cache[row] { return cached.id == id ? cached : nil }
+        let inManifest = Self.isManifest(place)
+        if !manifestReusable, inManifest { return nil }
+        if case .loaded(let index) = place { return (loaded[index], true) }
+        if let cached = cache[row] { return cached.id == id ? (cached, inManifest) : nil }
         fillCache(from: row)
         // A line that does not decode, or names another id (the file changed
         // under the run, or is damaged), is no record: the item is made again.
         guard let record = cache[row] ?? readOne(place), record.id == id else { return nil }
-        return record
+        return (record, inManifest)
     }
 
     /// Whether the end of the run must go over the records

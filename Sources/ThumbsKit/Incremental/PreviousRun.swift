@@ -115,6 +115,18 @@ final class PreviousRun: Sendable {
         index?.record(for: id)
     }
 
+    /// `record(for:)`, with the time its outputs are judged by
+    /// (`RecordedOutput.matches`): `outputsSettled` for a record of the
+    /// manifest, nil for one of the journal. A journal line can reach the
+    /// disk before the folder of the thumbnails it records is flushed
+    /// (`WrittenFolders`); after a power cut, such a name may hold the
+    /// older thumbnail, written before the manifest and of the same size.
+    /// Only reading it tells.
+    func recordAndSettled(for id: String) -> (record: ManifestItem, settled: FileInfo.Instant?)? {
+        guard let (record, inManifest) = index?.recordAndOrigin(for: id) else { return nil }
+        return (record, inManifest ? outputsSettled : nil)
+    }
+
     /// Marks `id` as one of this run's items without reading its record.
     func markSeen(_ id: String) {
         index?.markSeen(id)
@@ -152,11 +164,11 @@ final class PreviousRun: Sendable {
     /// the outputs are still there, or nil when it must be processed.
     /// Reads the record and the outputs: call it on the pool.
     func unchangedRecord(for item: SourceItem, expectedPaths: (ManifestItem) -> [String]?, out: OutputDirectory) -> ManifestItem? {
-        guard let record = unchangedSource(item), record.status != .failed, let expected = expectedPaths(record),
+        guard let (record, settled) = unchangedSourceAndSettled(item), record.status != .failed, let expected = expectedPaths(record),
               record.outputs.map(\.path) == expected
         else { return nil }
         for output in record.outputs {
-            guard RecordedOutput.matches(output, at: out.absolute(output.path), settled: outputsSettled) else { return nil }
+            guard RecordedOutput.matches(output, at: out.absolute(output.path), settled: settled) else { return nil }
         }
         return record
     }
@@ -169,12 +181,18 @@ extension PreviousRun {
     /// Says nothing about its outputs (see `unchangedRecord`). Reads the
     /// record from its file.
     func unchangedSource(_ item: SourceItem) -> ManifestItem? {
+        unchangedSourceAndSettled(item)?.record
+    }
+
+    /// `unchangedSource`, with the time its outputs are judged by
+    /// (`recordAndSettled`).
+    private func unchangedSourceAndSettled(_ item: SourceItem) -> (record: ManifestItem, settled: FileInfo.Instant?)? {
         // Looked up first: the lookup marks the id seen whatever follows.
-        guard let record = record(for: item.id), record.status != .failed,
+        guard let (record, settled) = recordAndSettled(for: item.id), record.status != .failed,
               case .file(_, let size, let modified) = item.origin,
               record.bytes == size, let recorded = record.modified, abs(recorded - modified) < 1e-6
         else { return nil }
-        return record
+        return (record, settled)
     }
 }
 

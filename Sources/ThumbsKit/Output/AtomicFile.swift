@@ -8,6 +8,8 @@ import Foundation
 /// its folder is flushed, a power cut can undo a rename). When `write`
 /// returns, the new file is under its final name for good; so whatever
 /// relies on it (the journal's removal relies on the manifest) comes after.
+/// With `writtenFolders` (thumbnails), the folder's flush is batched and the
+/// name is for good once `WrittenFolders.flush` returns.
 /// A crash at any moment leaves either the old file or the new one under the
 /// final name, never a part of one; leftover temporary files are swept by
 /// the next run.
@@ -23,11 +25,17 @@ public struct AtomicFile: Sendable {
     /// Flush file data to disk before the rename, and the folder after it
     /// (survives power loss). Off only in tests that need no disk.
     public var synchronise: Bool
+    /// Below `root`, folders renamed into are noted here and flushed in a
+    /// batch (`WrittenFolders`: before the journal's flush and the
+    /// manifest) instead of after each rename; nil: after each rename.
+    /// Thumbnails take the batch; the manifest, stats and report do not.
+    public var writtenFolders: WrittenFolders?
 
-    public init(temporaryDirectory: String, root: String? = nil, synchronise: Bool = true) {
+    public init(temporaryDirectory: String, root: String? = nil, synchronise: Bool = true, writtenFolders: WrittenFolders? = nil) {
         self.temporaryDirectory = temporaryDirectory
         self.root = root
         self.synchronise = synchronise
+        self.writtenFolders = writtenFolders
     }
 
     /// Writes `data` to `path`, creating parent folders.
@@ -125,7 +133,11 @@ public struct AtomicFile: Sendable {
         }
         guard synchronise else { return }
         do {
-            try FileDescriptor.synchroniseFolder(target.folder)
+            if let writtenFolders {
+                try writtenFolders.note(target.folder, shown: (relative as NSString).deletingLastPathComponent)
+            } else {
+                try FileDescriptor.synchroniseFolder(target.folder)
+            }
         } catch {
             throw ItemError.io("cannot write \(path): flushing its folder: \(error.text)")
         }

@@ -7,6 +7,11 @@ public final class OutputDirectory: Sendable {
     public let stateDirectory: String
     public let temporaryDirectory: String
     public let writer: AtomicFile
+    /// The writer of thumbnails: as `writer`, but the folders it renames
+    /// into are flushed in a batch (`flushThumbnailFolders`).
+    public let thumbnailWriter: AtomicFile
+    /// Folders thumbnails were renamed into since the last flush.
+    let thumbnailFolders = WrittenFolders()
     private let lockDescriptor: Int32
 
     public var manifestPath: String { Self.manifestPath(in: root) }
@@ -32,6 +37,8 @@ public final class OutputDirectory: Sendable {
         stateDirectory = absolute + "/.thumbs"
         temporaryDirectory = stateDirectory + "/tmp"
         writer = AtomicFile(temporaryDirectory: temporaryDirectory, root: absolute, synchronise: synchronise)
+        thumbnailWriter = AtomicFile(temporaryDirectory: temporaryDirectory, root: absolute, synchronise: synchronise,
+                                     writtenFolders: thumbnailFolders)
         if let failure = makeDirectories(absolute) {
             throw .fatal("cannot write to output folder \(path): \(failure); choose another --out or fix its permissions")
         }
@@ -142,6 +149,13 @@ public final class OutputDirectory: Sendable {
 
     /// Absolute path of a path relative to OUT.
     public func absolute(_ relative: String) -> String { root + "/" + relative }
+
+    /// Flushes the folders thumbnails were renamed into since the last
+    /// call: after it, every thumbnail written so far is under its name for
+    /// good. Blocking (an fsync per folder).
+    func flushThumbnailFolders() throws(WrittenFolders.Failure) {
+        try thumbnailFolders.flush()
+    }
 
     /// Writes a whole file atomically; failures here end the run (exit 3).
     public func writeFinal(_ data: Data, to path: String) throws(RunError) {

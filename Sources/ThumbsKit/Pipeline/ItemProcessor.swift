@@ -93,10 +93,12 @@ struct ItemProcessor: Sendable {
         case .remote:
             guard let fetcher else { return failed(item, .download("photo lists are not available")) }
             let previous = self.previous
-            let previousRecord = force || previous.isEmpty ? nil : (try? await io.run { previous.record(for: item.id) }) ?? nil
+            let previousFound = force || previous.isEmpty ? nil : (try? await io.run { previous.recordAndSettled(for: item.id) }) ?? nil
+            let previousRecord = previousFound?.record
             let fetched = await fetcher.fetch(item, previous: previous.settingsMatch ? previousRecord : nil)
             guard case .notModified(let download) = fetched else { return await finishRemote(item, position: position, fetched) }
-            if let previousRecord, previousRecord.status != .failed, await outputsIntact(previousRecord, item: item) {
+            if let previousRecord, previousRecord.status != .failed,
+               await outputsIntact(previousRecord, item: item, settled: previousFound?.settled) {
                 var record = previousRecord
                 record.status = .unchanged
                 record.duplicateOf = nil
@@ -165,9 +167,11 @@ struct ItemProcessor: Sendable {
         return record
     }
 
-    private func outputsIntact(_ record: ManifestItem, item: SourceItem) async -> Bool {
+    /// `settled`: the time the record's outputs are judged by
+    /// (`PreviousRun.recordAndSettled`).
+    private func outputsIntact(_ record: ManifestItem, item: SourceItem, settled: FileInfo.Instant?) async -> Bool {
         guard Self.expectedPaths(record, item: item, settings: settings) != nil else { return false }
-        let out = self.out, settled = previous.outputsSettled
+        let out = self.out
         return (try? await io.run {
             record.outputs.allSatisfy { RecordedOutput.matches($0, at: out.absolute($0.path), settled: settled) }
         }) ?? false
@@ -335,7 +339,7 @@ struct ItemProcessor: Sendable {
         do {
             let outputs = try await io.run { () throws(ItemError) -> [ManifestOutput] in
                 try targets.map { (output, path) throws(ItemError) -> ManifestOutput in
-                    try OutputLinker.link(out.absolute(output.path), to: out.absolute(path), writer: out.writer)
+                    try OutputLinker.link(out.absolute(output.path), to: out.absolute(path), writer: out.thumbnailWriter)
                     var copy = output
                     copy.path = path
                     return copy
@@ -399,7 +403,7 @@ struct ItemProcessor: Sendable {
             let outputs = try await io.run { () throws(ItemError) -> [ManifestOutput] in
                 try thumbnails.map { thumbnail throws(ItemError) -> ManifestOutput in
                     let path = item.outputPath(size: thumbnail.size, format: thumbnail.format)
-                    try out.writer.write(thumbnail.data, to: out.absolute(path))
+                    try out.thumbnailWriter.write(thumbnail.data, to: out.absolute(path))
                     return ManifestOutput(
                         size: thumbnail.size.label, path: path, width: thumbnail.width, height: thumbnail.height,
                         bytes: Int64(thumbnail.data.count), format: thumbnail.format.rawValue,

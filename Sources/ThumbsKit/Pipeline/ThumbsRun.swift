@@ -88,7 +88,7 @@ public struct ThumbsRun: Sendable {
         defer { previous.remove() }
         let loadSeconds = Elapsed.seconds(since: loadStart)
         previous.warnIfUnreadable(console, manifestPath: out.manifestPath)
-        let journal = Journal(path: out.journalPath)
+        let journal = Journal(path: out.journalPath, thumbnailFolders: out.thumbnailFolders)
         try journal.open(settings: options.output, keepExisting: previous.resumed)
 
         let results = try RunResults(out: out, trackOutputs: options.prune)
@@ -99,6 +99,14 @@ public struct ThumbsRun: Sendable {
                                          fetcher: discovered.fetcher, clock: clock, emit: results.add)
         console.endProgress()
         let processSeconds = Elapsed.seconds(since: clock) - discoverSeconds - loadSeconds
+        // Every thumbnail under its name for good before the manifest
+        // records it: the journal's last flush did it, unless the journal
+        // had failed.
+        do throws(WrittenFolders.Failure) {
+            try out.flushThumbnailFolders()
+        } catch {
+            throw .fatal(error.message)
+        }
 
         // A journal that failed is said at once, and ends the run with exit 3.
         let journalFailure = journal.failure

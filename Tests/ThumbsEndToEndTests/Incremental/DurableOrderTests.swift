@@ -40,8 +40,11 @@ final class DurableOrderTests: TemporaryFolderTestCase {
         let removal = try XCTUnwrap(steps.firstIndex(of: .remove(journal)), "\(steps)")
         XCTAssertEqual(steps.filter { $0 == .remove(journal) }.count, 1)
 
+        let manifestRename = try XCTUnwrap(steps.firstIndex { if case .rename(_, out + "/manifest.json") = $0 { true } else { false } })
+
         // Thumbnails, then manifest, stats and report: each flushed, renamed,
-        // its folder flushed.
+        // its folder flushed (a thumbnail's in a batch: `WrittenFolders`,
+        // before the journal's last flush and the manifest).
         var finals = ["manifest.json", "stats.json", "report.html"].map { out + "/" + $0 }
         finals += ["64", "128"].flatMap { size in (0..<3).map { out + "/\(size)/p\($0).jpg" } }
         for final in finals {
@@ -58,6 +61,9 @@ final class DurableOrderTests: TemporaryFolderTestCase {
             XCTAssertNotNil(folderFlushed, "\(final): its folder is flushed after the rename")
             if final.hasSuffix(".json") || final.hasSuffix(".html"), let folderFlushed {
                 XCTAssertLessThan(folderFlushed, removal, "\(final) is on the disk under its name before the journal goes")
+            } else if let folderFlushed {
+                XCTAssertLessThan(folderFlushed, journalFlushed, "\(final) is on the disk under its name before the journal's last flush")
+                XCTAssertLessThan(folderFlushed, manifestRename, "\(final) is on the disk under its name before the manifest")
             }
             if final.hasSuffix("manifest.json") {
                 XCTAssertLessThan(journalFlushed, rename, "the journal's lines are flushed before the manifest replaces it")

@@ -176,4 +176,35 @@ final class PreviousRunTests: TemporaryFolderTestCase {
         XCTAssertEqual(previous.unchangedRecord(for: file("a.jpg"), expectedPaths: { _ in ["256/a.jpg"] }, out: out)?.id, "a.jpg",
                        "rewritten with the recorded bytes: the hash says so")
     }
+
+    /// A journal line can reach the disk before the folder of the thumbnail
+    /// it records is flushed (`WrittenFolders`): after a power cut the name
+    /// may hold the older thumbnail of the same size, written before the
+    /// manifest. A journal record's outputs are therefore read, whatever
+    /// their times; a manifest record's older output is trusted unread.
+    func testAJournalRecordsOutputsAreReadWhateverTheirTimes() throws {
+        let out = try OutputDirectory(path: root + "/out", synchronise: false)
+        try FileManager.default.createDirectory(atPath: out.absolute("256"), withIntermediateDirectories: true)
+        let older = Data("a thumbnaiL".utf8), recorded = Data("a thumbnail".utf8)
+        try older.write(to: URL(fileURLWithPath: out.absolute("256/a.jpg")))
+        try older.write(to: URL(fileURLWithPath: out.absolute("256/b.jpg")))
+        let output = { (name: String) in
+            ManifestOutput(size: "256", path: "256/\(name)", width: 4, height: 3, bytes: Int64(recorded.count),
+                           format: "jpeg", sha256: SHA256Hex.of(recorded))
+        }
+        usleep(20_000)  // ctime ticks can be coarse: the manifest comes clearly later
+        try writeManifest([Self.item("a.jpg", outputs: [output("a.jpg")]), Self.item("b.jpg")])
+        let journal = Journal(path: journalPath)
+        try journal.open(settings: OutputSettings(), keepExisting: false)
+        journal.append(Self.item("b.jpg", outputs: [output("b.jpg")]))
+        let previous = load()
+        XCTAssertNotNil(previous.outputsSettled)
+        XCTAssertEqual(previous.unchangedRecord(for: file("a.jpg"), expectedPaths: { _ in ["256/a.jpg"] }, out: out)?.id, "a.jpg",
+                       "the manifest's record: its output is older than the manifest, trusted unread")
+        XCTAssertNil(previous.unchangedRecord(for: file("b.jpg"), expectedPaths: { _ in ["256/b.jpg"] }, out: out),
+                     "the journal's record: its output is read, and holds other bytes")
+        try recorded.write(to: URL(fileURLWithPath: out.absolute("256/b.jpg")))
+        XCTAssertEqual(load().unchangedRecord(for: file("b.jpg"), expectedPaths: { _ in ["256/b.jpg"] }, out: out)?.id, "b.jpg",
+                       "the journal's record with its bytes on the disk")
+    }
 }
