@@ -33,12 +33,21 @@ public final class WrittenFolders: @unchecked Sendable {
     /// Folders waiting for a flush.
     var count: Int { lock.withLock { pending.count } }
 
+    /// Folders held open at most. A batch of one photo per folder (an
+    /// archive sorted by event) would otherwise hold a descriptor per
+    /// thumbnail of up to `Journal.syncLines` items, and a run that runs out
+    /// of descriptors fails the reads of its next sources; past this many,
+    /// a folder is flushed at once, as before batches.
+    static let heldOpen = 64
+
     /// Notes that a file was just renamed into `folder` (an open folder,
     /// `shown` its path inside OUT). The first note of a folder since the
-    /// last flush opens it again for later; a folder that cannot be opened
-    /// is flushed at once.
+    /// last flush opens it again for later; a folder that cannot be opened,
+    /// or one past `heldOpen`, is flushed at once.
     func note(_ folder: Int32, shown: String) throws(SystemError) {
-        if lock.withLock({ pending[shown] != nil }) { return }
+        let (noted, full) = lock.withLock { (pending[shown] != nil, pending.count >= Self.heldOpen) }
+        if noted { return }
+        if full { return try FileDescriptor.synchroniseFolder(folder) }
         let fd: Int32
         do {
             fd = try FileDescriptor.open(".", inFolder: folder, .readOnly, .directory)

@@ -46,6 +46,24 @@ final class WrittenFoldersTests: TemporaryFolderTestCase {
         XCTAssertEqual(FileManager.default.contents(atPath: out + "/256/a.jpg"), Data("again".utf8))
     }
 
+    /// Past `heldOpen` folders, a folder is flushed at once instead of held
+    /// open: a batch of one photo per folder does not run out of descriptors.
+    func testFoldersPastTheHeldLimitAreFlushedAtOnce() throws {
+        let out = root + "/out"
+        let count = WrittenFolders.heldOpen + 3
+        for k in 0..<count { try FileManager.default.createDirectory(atPath: out + "/f\(k)", withIntermediateDirectories: true) }
+        let folders = WrittenFolders()
+        let writer = AtomicFile(temporaryDirectory: temporary, root: out, writtenFolders: folders)
+        let steps = DurableStepLog(under: out)
+        defer { steps.stop() }
+        for k in 0..<count { try writer.write(Data("x".utf8), to: out + "/f\(k)/a.jpg") }
+        XCTAssertEqual(folders.count, WrittenFolders.heldOpen)
+        let atOnce = steps.steps.compactMap { if case .synchronise(let path) = $0 { path } else { nil } }
+        XCTAssertEqual(atOnce, (WrittenFolders.heldOpen..<count).map { out + "/f\($0)" })
+        try folders.flush()
+        XCTAssertEqual(folders.count, 0)
+    }
+
     /// The journal flushes the batch before its own lines: a line on the
     /// disk never records a thumbnail whose folder was not flushed first.
     func testTheJournalFlushesTheFoldersBeforeItsLines() throws {
