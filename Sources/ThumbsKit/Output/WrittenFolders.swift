@@ -14,10 +14,9 @@ import Foundation
 ///   outputs of the journal's records rather than trusting their times
 ///   (`PreviousRun.settled(forManifestRecord:)`).
 ///
-/// A flush per rename cost two waits on the disk per thumbnail: on a
-/// virtual disk 9 % of the CPU of a run over 64×48 photos, 3 % over 12 MP
-/// ones (`bench/` numbers in the note of the change that brought this).
-/// Folders are held open (a descriptor each, opened from the folder the
+/// A flush per rename cost a second wait on the disk per thumbnail (and on
+/// a virtual disk, the CPU of a notification to the host each time), which
+/// shows most on small photos. Folders are held open (a descriptor each, opened from the folder the
 /// rename went into, so no path is looked up again) until they are flushed.
 public final class WrittenFolders: @unchecked Sendable {
     private let lock = NSLock()
