@@ -66,14 +66,43 @@ struct ItemProcessor: Sendable {
 
     /// `position`: the item's place in source order, which a duplicate's
     /// record keeps of its leader (`ManifestItem.leaderPosition`).
-    func process(_ item: SourceItem, position: Int = 0) async -> ManifestItem {
+    /// `checked`: the item's earlier record was looked up already
+    /// (`unchangedRecords`) and did not serve.
+    func process(_ item: SourceItem, position: Int = 0, checked: Bool = false) async -> ManifestItem {
         let clock = ContinuousClock.now
-        var record = await processTimed(item, position: position)
+        var record = await processTimed(item, position: position, checked: checked)
         record.ms = Elapsed.milliseconds(since: clock)
         return record
     }
 
-    private func processTimed(_ item: SourceItem, position: Int) async -> ManifestItem {
+    /// The records of the file sources among `items` that are unchanged since
+    /// the last run with their outputs intact (`PreviousRun.unchangedRecord`),
+    /// by their index in `items`, each with the time its check took: the
+    /// checks of many items in one hop to the I/O threads. On a re-run of
+    /// thousands of unchanged photos a hop per item (a task, two thread
+    /// wake-ups) cost more than the check itself.
+    func unchangedRecords(_ items: [(index: Int, item: SourceItem)]) async -> [Int: ManifestItem] {
+        guard !force, !previous.isEmpty else { return [:] }
+        let out = self.out, previous = self.previous, settings = self.settings
+        return (try? await io.run {
+            var found: [Int: ManifestItem] = [:]
+            for (index, item) in items {
+                guard case .file = item.origin else { continue }
+                let clock = ContinuousClock.now
+                let record = previous.unchangedRecord(for: item, expectedPaths: { Self.expectedPaths($0, item: item, settings: settings) },
+                                                      out: out)
+                guard var record else { continue }
+                record.status = .unchanged
+                record.duplicateOf = nil
+                record.source = item.source
+                record.ms = Elapsed.milliseconds(since: clock)
+                found[index] = record
+            }
+            return found
+        }) ?? [:]
+    }
+
+    private func processTimed(_ item: SourceItem, position: Int, checked: Bool) async -> ManifestItem {
         switch item.origin {
         case .unreadable(let path, let reason):
             // Still one of this run's items: its earlier record is not gone.
@@ -81,7 +110,7 @@ struct ItemProcessor: Sendable {
             if !previous.isEmpty { _ = try? await io.run { previous.markSeen(item.id) } }
             return failed(item, ItemError.io("\(path): \(reason)"))
         case .file(let path, let size, let modified):
-            if !force, let record = await unchanged(item) { return record }
+            if !force, !checked, let record = await unchanged(item) { return record }
             return await sources.withPermit {
                 await withSource(item, path: path, reading: wholeFiles ? .whole : .asPlanned) { bytes, format, first in
                     var record = await decodeOnce(item, bytes: bytes, format: format, position: position, first: first)
@@ -156,15 +185,7 @@ struct ItemProcessor: Sendable {
     private func unchanged(_ item: SourceItem) async -> ManifestItem? {
         // A first run has nothing to look up: no hop to the I/O threads.
         guard !previous.isEmpty else { return nil }
-        let out = self.out, previous = self.previous, settings = self.settings
-        let record = try? await io.run {
-            previous.unchangedRecord(for: item, expectedPaths: { Self.expectedPaths($0, item: item, settings: settings) }, out: out)
-        }
-        guard var record = record ?? nil else { return nil }
-        record.status = .unchanged
-        record.duplicateOf = nil
-        record.source = item.source
-        return record
+        return await unchangedRecords([(0, item)])[0]
     }
 
     /// `settled`: the time the record's outputs are judged by

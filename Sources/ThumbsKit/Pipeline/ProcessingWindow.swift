@@ -88,21 +88,37 @@ struct ProcessingWindow {
         await withTaskGroup(of: (Int, ManifestItem).self) { group in
             var next = 0
             var inFlight = 0
-            func startMore(first: Bool = false) {
+            // Unchanged records found ahead of the window (`unchangedAhead`),
+            // by item index, and the first index not yet checked.
+            var unchanged: [Int: ManifestItem] = [:]
+            var checkedUpTo = 0
+            let checksAhead = !options.force && !previous.isEmpty
+            func canStart(first: Bool) -> Bool {
                 // A journal that cannot be written cannot resume a run
                 // killed from now on: no new image starts (exit 3 follows).
                 // The first window starts whatever came before it.
-                while next < items.count, inFlight < window, held.count < Self.heldRecords,
-                      first || (!interrupt.isRaised && journal.failure == nil) {
-                    let index = next, item = items[index]
-                    group.addTask { (index, await processor.process(item, position: index)) }
+                next < items.count && inFlight < window && held.count < Self.heldRecords
+                    && (first || (!interrupt.isRaised && journal.failure == nil))
+            }
+            func startMore(first: Bool = false) async {
+                while canStart(first: first) {
+                    let index = next
+                    if checksAhead, index >= checkedUpTo {
+                        let batch = index..<min(index + Self.unchangedAhead, items.count)
+                        unchanged = await processor.unchangedRecords(batch.map { ($0, items[$0]) })
+                        checkedUpTo = batch.upperBound
+                    }
                     next += 1
+                    if let record = unchanged.removeValue(forKey: index) {
+                        await finished(index, record)
+                        continue
+                    }
+                    let item = items[index]
+                    group.addTask { (index, await processor.process(item, position: index, checked: checksAhead)) }
                     inFlight += 1
                 }
             }
-            startMore(first: true)
-            while let (index, record) = await group.next() {
-                inFlight -= 1
+            func finished(_ index: Int, _ record: ManifestItem) async {
                 // Not reached: handed on as its earlier record.
                 if RemoteInterruption.isAbandoned(record) || SourceInterruption.isAbandoned(record) {
                     held[index] = .some(nil)
@@ -129,7 +145,12 @@ struct ProcessingWindow {
                     }
                     nextToEmit += 1
                 }
-                startMore()
+            }
+            await startMore(first: true)
+            while let (index, record) = await group.next() {
+                inFlight -= 1
+                await finished(index, record)
+                await startMore()
             }
         }
         // What was never started (or abandoned) keeps its earlier record.
@@ -155,6 +176,11 @@ struct ProcessingWindow {
     private static func earlierRecord(_ id: String, previous: PreviousRun, io: BlockingPool) async -> ManifestItem? {
         (try? await io.run { previous.record(for: id) }) ?? nil
     }
+
+    /// Items whose earlier records are checked in one hop to the I/O
+    /// threads on a re-run (`ItemProcessor.unchangedRecords`): a few
+    /// milliseconds of checks at most, while the items in flight go on.
+    static let unchangedAhead = 64
 
     /// Source files held in memory at once: one per decode thread, and one
     /// read ahead. The window's other tasks need no source buffer (re-run
