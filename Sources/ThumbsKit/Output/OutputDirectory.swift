@@ -8,9 +8,11 @@ public final class OutputDirectory: Sendable {
     public let temporaryDirectory: String
     public let writer: AtomicFile
     /// The writer of thumbnails: as `writer`, but the folders it renames
-    /// into are flushed in a batch (`flushThumbnailFolders`).
+    /// into are flushed in a batch (`thumbnailFolders`).
     public let thumbnailWriter: AtomicFile
-    /// Folders thumbnails were renamed into since the last flush.
+    /// Folders thumbnails were renamed into since the last flush: flushed
+    /// before the journal's lines (`Journal`) and before the manifest
+    /// (`ThumbsRun`).
     let thumbnailFolders = WrittenFolders()
     private let lockDescriptor: Int32
 
@@ -149,13 +151,6 @@ public final class OutputDirectory: Sendable {
 
     /// Absolute path of a path relative to OUT.
     public func absolute(_ relative: String) -> String { root + "/" + relative }
-
-    /// Flushes the folders thumbnails were renamed into since the last
-    /// call: after it, every thumbnail written so far is under its name for
-    /// good. Blocking (an fsync per folder).
-    func flushThumbnailFolders() throws(WrittenFolders.Failure) {
-        try thumbnailFolders.flush()
-    }
 
     /// Writes a whole file atomically; failures here end the run (exit 3).
     public func writeFinal(_ data: Data, to path: String) throws(RunError) {

@@ -12,12 +12,13 @@ import Foundation
 ///   manifest is written (`ThumbsRun`). A journal line can still reach the
 ///   disk on its own before that flush, so a re-run reads and hashes the
 ///   outputs of the journal's records rather than trusting their times
-///   (`PreviousRun.settled(forManifestRecord:)`).
+///   (`PreviousRun.recordAndSettled`).
 ///
 /// A flush per rename cost a second wait on the disk per thumbnail (and on
 /// a virtual disk, the CPU of a notification to the host each time), which
-/// shows most on small photos. Folders are held open (a descriptor each, opened from the folder the
-/// rename went into, so no path is looked up again) until they are flushed.
+/// shows most on small photos. Folders are held open (a descriptor each,
+/// opened from the folder the rename went into, so no path is looked up
+/// again) until they are flushed.
 public final class WrittenFolders: @unchecked Sendable {
     private let lock = NSLock()
     /// Open folders waiting for a flush, by their path inside OUT.

@@ -80,7 +80,8 @@ struct ItemProcessor: Sendable {
     /// by their index in `items`, each with the time its check took: the
     /// checks of many items in one hop to the I/O threads. On a re-run of
     /// thousands of unchanged photos a hop per item (a task, two thread
-    /// wake-ups) cost more than the check itself.
+    /// wake-ups) cost more than the check itself. With `--force` or on a
+    /// first run, nothing to look up: no hop.
     func unchangedRecords(_ items: [(index: Int, item: SourceItem)]) async -> [Int: ManifestItem] {
         guard !force, !previous.isEmpty else { return [:] }
         let out = self.out, previous = self.previous, settings = self.settings
@@ -110,7 +111,7 @@ struct ItemProcessor: Sendable {
             if !previous.isEmpty { _ = try? await io.run { previous.markSeen(item.id) } }
             return failed(item, ItemError.io("\(path): \(reason)"))
         case .file(let path, let size, let modified):
-            if !force, !checked, let record = await unchanged(item) { return record }
+            if !checked, let record = await unchangedRecords([(0, item)])[0] { return record }
             return await sources.withPermit {
                 await withSource(item, path: path, reading: wholeFiles ? .whole : .asPlanned) { bytes, format, first in
                     var record = await decodeOnce(item, bytes: bytes, format: format, position: position, first: first)
@@ -181,12 +182,6 @@ struct ItemProcessor: Sendable {
     }
 
     // MARK: - Unchanged
-
-    private func unchanged(_ item: SourceItem) async -> ManifestItem? {
-        // A first run has nothing to look up: no hop to the I/O threads.
-        guard !previous.isEmpty else { return nil }
-        return await unchangedRecords([(0, item)])[0]
-    }
 
     /// `settled`: the time the record's outputs are judged by
     /// (`PreviousRun.recordAndSettled`).

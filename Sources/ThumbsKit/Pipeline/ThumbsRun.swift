@@ -103,7 +103,7 @@ public struct ThumbsRun: Sendable {
         // records it: the journal's last flush did it, unless the journal
         // had failed.
         do throws(WrittenFolders.Failure) {
-            try out.flushThumbnailFolders()
+            try out.thumbnailFolders.flush()
         } catch {
             throw .fatal(error.message)
         }
