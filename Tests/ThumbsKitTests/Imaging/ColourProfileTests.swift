@@ -292,11 +292,9 @@ final class ColourProfileTests: TemporaryFolderTestCase {
         return VipsImageRef(pointer)
     }
 
+    /// The image's pixels, computed (the conformance tests' reader).
     private func pixels(_ image: VipsImageRef) throws -> [UInt8] {
-        var size = 0
-        let memory = try XCTUnwrap(vips_image_write_to_memory(image.pointer, &size))
-        defer { g_free(memory) }
-        return [UInt8](UnsafeRawBufferPointer(start: memory, count: size))
+        try JPEGDCConformanceTests.pixels(image)
     }
 
     /// Smooth colour fields with some fine detail, covering most of the gamut.

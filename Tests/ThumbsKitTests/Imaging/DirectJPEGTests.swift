@@ -269,15 +269,8 @@ final class DirectJPEGTests: TemporaryFolderTestCase {
         }
     }
 
-    private static func pixels(_ image: VipsImageRef) throws -> [UInt8] {
-        var size = 0
-        let memory = try XCTUnwrap(vips_image_write_to_memory(image.pointer, &size))
-        defer { g_free(memory) }
-        return [UInt8](UnsafeRawBufferPointer(start: memory, count: size))
-    }
-
     private static func psnr(_ a: VipsImageRef, _ b: VipsImageRef) throws -> Double {
-        let x = try pixels(a), y = try pixels(b)
+        let x = try JPEGDCConformanceTests.pixels(a), y = try JPEGDCConformanceTests.pixels(b)
         guard x.count == y.count, !x.isEmpty else { return 0 }
         var sum = 0.0
         for i in 0..<x.count {

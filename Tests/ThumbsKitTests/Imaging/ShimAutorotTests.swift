@@ -28,13 +28,6 @@ final class ShimAutorotTests: XCTestCase {
         return VipsImageRef(image)
     }
 
-    private func bytes(_ image: VipsImageRef) throws -> [UInt8] {
-        var size = 0
-        let memory = try XCTUnwrap(vips_image_write_to_memory(image.pointer, &size))
-        defer { g_free(memory) }
-        return [UInt8](UnsafeRawBufferPointer(start: memory, count: size))
-    }
-
     /// Every metadata item's name and value, as text.
     private func metadata(_ image: VipsImageRef) -> [String: String] {
         var result: [String: String] = [:]
@@ -64,7 +57,7 @@ final class ShimAutorotTests: XCTestCase {
                 let turned = try stored.apply("autorot") { shim_autorot($0, $1) }
                 let label = "\(width)×\(height)×\(bands), orientation \(orientation)"
                 XCTAssertEqual([turned.width, turned.height, turned.bands], [expected.width, expected.height, expected.bands], label)
-                XCTAssertEqual(try bytes(turned), try bytes(expected), label)
+                XCTAssertEqual(try JPEGDCConformanceTests.pixels(turned), try JPEGDCConformanceTests.pixels(expected), label)
                 XCTAssertEqual(turned.pointer.pointee.Xres, expected.pointer.pointee.Xres, label)
                 XCTAssertEqual(turned.pointer.pointee.Yres, expected.pointer.pointee.Yres, label)
                 XCTAssertEqual(turned.pointer.pointee.Type, expected.pointer.pointee.Type, label)
