@@ -11,7 +11,8 @@
  * costs microseconds against milliseconds of entropy decoding.
  *
  * Anything unusual is left to libvips: CMYK and YCCK, 12-bit data, any
- * libjpeg warning (corrupt or truncated data), and decodes larger than the
+ * libjpeg warning (corrupt or truncated data) but bytes after a picture
+ * already whole (direct_warning_spares_picture), and decodes larger than the
  * caller's memory budget (the pixels, plus the whole image's coefficients
  * when libjpeg must buffer them: progressive files at 1/1, 1/2, 1/4, or when
  * the DC decode at 1/8 refuses them). The direct path gives up on any doubtful
@@ -29,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jpeglib.h>
+#include <jerror.h>
 
 typedef struct {
     struct jpeg_error_mgr pub;
@@ -40,11 +42,27 @@ static void direct_error_exit(j_common_ptr cinfo) {
     longjmp(err->jump, 1);
 }
 
+/* Whether a warning leaves the picture whole: bytes between the end of the
+ * last scan's entropy data and the EOI (JWRN_EXTRANEOUS_DATA), met by
+ * jpeg_finish_decompress after every row is out. Every MCU was decoded from
+ * data before them, so the pixels are those of the file without them.
+ * Some cameras write a preview so: a Minolta DiMAGE A1's maker-note preview
+ * holds 2,703 such bytes, and refusing them cost that photo its preview and
+ * a DC decode of the photo instead. The same warning earlier (a progressive
+ * file reads all its scans before its first row) is still refused. */
+static int direct_warning_spares_picture(j_common_ptr cinfo) {
+    if (!cinfo->is_decompressor || cinfo->err->msg_code != JWRN_EXTRANEOUS_DATA)
+        return 0;
+    j_decompress_ptr d = (j_decompress_ptr) cinfo;
+    return d->output_height > 0 && d->output_scanline >= d->output_height;
+}
+
 static void direct_emit_message(j_common_ptr cinfo, int level) {
     /* level < 0 is a warning: corrupt or truncated data. Give up and let
      * libvips decide (it may accept the file, fail it, or stop at
-     * truncation, depending on --fail-on). Trace messages are ignored. */
-    if (level < 0)
+     * truncation, depending on --fail-on), unless the picture is whole
+     * already. Trace messages are ignored. */
+    if (level < 0 && !direct_warning_spares_picture(cinfo))
         direct_error_exit(cinfo);
 }
 

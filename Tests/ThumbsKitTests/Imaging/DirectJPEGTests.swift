@@ -135,6 +135,37 @@ final class DirectJPEGTests: TemporaryFolderTestCase {
         XCTAssertNil(Data([0xFF, 0xD8, 0xFF]).withUnsafeBytes { DirectJPEG.probe($0) })
     }
 
+    /// Bytes between a picture's last MCU and its EOI (libjpeg's "extraneous
+    /// bytes before marker 0xd9", as a Minolta DiMAGE A1's preview has them)
+    /// come after every row: libjpeg's path keeps the pixels, the same as
+    /// without them. In a progressive file libjpeg meets them before its
+    /// first row, and the file still goes to libvips.
+    func testBytesAfterTheLastMCUSpareAWholePicture() throws {
+        let baseline = try Data(contentsOf: URL(fileURLWithPath: textured("tail", width: 400, height: 300, bands: 3, options: "[Q=90]")))
+        let padded = Data(Self.withBytesBeforeEOI(Array(baseline), count: 2703))
+        for shrink in [1, 2] {
+            let label = "1/\(shrink)"
+            let pixels = try XCTUnwrap(padded.withUnsafeBytes { DirectJPEG.decode($0, path: .libjpeg, shrink: shrink, memoryBudget: 1 << 30) }, label)
+            XCTAssertEqual(pixels.decoder, .libjpeg, label)
+            let reference = try XCTUnwrap(libvipsDecode(baseline, shrink: shrink), label)
+            XCTAssertGreaterThanOrEqual(try Self.psnr(try XCTUnwrap(pixels.image(), label), reference), 99, label)
+        }
+        let progressive = try Data(contentsOf: URL(fileURLWithPath: textured("tail-p", width: 400, height: 300, bands: 3, options: "[Q=90,interlace]")))
+        let paddedProgressive = Data(Self.withBytesBeforeEOI(Array(progressive), count: 2703))
+        XCTAssertNil(paddedProgressive.withUnsafeBytes { DirectJPEG.decode($0, path: .libjpeg, shrink: 2, memoryBudget: 1 << 30) })
+    }
+
+    /// `jpeg` with `count` bytes (none 0xFF, so no marker among them)
+    /// inserted before its closing EOI.
+    static func withBytesBeforeEOI(_ jpeg: [UInt8], count: Int) -> [UInt8] {
+        precondition(jpeg.suffix(2) == [0xFF, 0xD9], "ends with EOI")
+        let extra: [UInt8] = (0..<count).map { (i: Int) -> UInt8 in UInt8((i &* 37 &+ 11) % 0xFF) }
+        var padded = Array(jpeg.dropLast(2))
+        padded += extra
+        padded += [0xFF, 0xD9]
+        return padded
+    }
+
     /// Mutated files: each one decodes to the size its header declares (as
     /// libjpeg reads it) or falls back; none may crash or take more than a
     /// few seconds, and the whole thumbnailer turns each into a result or

@@ -144,6 +144,15 @@ final class JPEGPreviewDecoderTests: TemporaryFolderTestCase {
         try await assertBluePreviewServes(path)
     }
 
+    /// As the DiMAGE A1 wrote its preview: 2,703 bytes after the preview's
+    /// last MCU, before its EOI, which libjpeg warns about once every row
+    /// is out. The picture is whole, and it serves.
+    func testPreviewWithBytesAfterItsLastMCUServes() async throws {
+        let preview = DirectJPEGTests.withBytesBeforeEOI(try bluePreview(width: 600, height: 400), count: 2703)
+        let path = try cameraJPEG("tail.jpg", preview: preview)
+        try await assertBluePreviewServes(path)
+    }
+
     /// The same camera file cropped by `jpegtran -crop 800x800+0+0 -copy
     /// all`: its APP1 (maker note, preview) is copied as it was, and the
     /// frame is 800 x 800 now. libjpeg-turbo's jpegtran (2.1.5 here) also
