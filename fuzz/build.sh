@@ -58,6 +58,11 @@ seeds() {
     for f in "$out"/seeds-tmp/*.jpg; do mv "$f" "$out/seeds/$(basename "${f%.jpg}")-${size/ /x}.jpg"; done
   done
   rm -rf "$out/seeds-tmp"
+  # Bytes between the last MCU and the EOI, as a Minolta DiMAGE A1's
+  # preview has them (jpeg_direct.c, direct_warning_spares_picture).
+  for f in "$out"/seeds/*.jpg; do
+    { head -c -2 "$f"; printf 'tail bytes after the last MCU'; printf '\xff\xd9'; } >"${f%.jpg}-tail.jpg"
+  done
 }
 
 case ${1:-build} in
