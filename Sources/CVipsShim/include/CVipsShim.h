@@ -159,9 +159,10 @@ void shim_vector_set_enabled(int enabled);
 
 /// Direct JPEG decoding through libjpeg, for 8-bit RGB/YCbCr and greyscale
 /// files (see jpeg_direct.c for why). Both return 0 on success and -1 when
-/// the direct path does not apply (CMYK, 12-bit, any libjpeg warning or
-/// error, over budget); the caller then uses libvips's loader. Neither
-/// touches the libvips error buffer.
+/// the direct path does not apply (CMYK, 12-bit, any libjpeg error, any
+/// libjpeg warning but one about bytes after a picture already whole,
+/// over budget); the caller then uses libvips's loader. Neither touches
+/// the libvips error buffer.
 ///
 /// A JPEG header as the probe reads it.
 typedef struct {

@@ -39,9 +39,11 @@ enum JPEGPathRule {
     ///
     /// The DC (1/8 and 1/4) and compact decodes are followed by libjpeg at the same scale
     /// (their scans may still refuse them). A decode that fails on every
-    /// JPEG path named (damaged data, anything libjpeg would warn about)
-    /// goes to libvips, the list's last entry, so that `--fail-on` gives one
-    /// file one verdict whatever the size asked.
+    /// JPEG path named (damaged data, anything libjpeg would warn about
+    /// before the picture is whole) goes to libvips, the list's last entry,
+    /// so that `--fail-on` gives one file one verdict whatever the size
+    /// asked. (Bytes after the last MCU, which libjpeg's path now spares,
+    /// pass libvips's loader under every `--fail-on` too.)
     static func candidates(jpeg: JPEGFacts?, shrink: Int, keepMetadata: Bool, pixelBudget: Int) -> [DecodePath] {
         guard !keepMetadata, let jpeg, jpeg.directlyDecodable else { return [] }
         if shrink == 8 && jpeg.dcCapable { return [jpeg.progressive ? .jpegDCProgressive : .jpegDC, .libjpeg] }
