@@ -800,7 +800,7 @@ static int flat_shape(const js_scan *scan, const mcu_layout *m) {
 /* Decodes a sequential, DC first or DC refinement scan into the DC planes.
  * Sets *next to the byte after the scan's data (where a marker must start).
  * Returns 0 or -1. */
-static int decode_dc_scan(dc_state *st, const js_scan *scan, int kind, const uint8_t **next) {
+JS_HOT static int decode_dc_scan(dc_state *st, const js_scan *scan, int kind, const uint8_t **next) {
     mcu_layout m;
     layout_scan(st, scan, &m);
     js_bits b = { scan->data, st->s.end, 0, 0, 0, 0 };
@@ -1062,7 +1062,7 @@ static int render_colour(const dc_state *st, uint8_t *const samples[JS_MAX_COMPO
 /* The DC planes as ow x oh pixels in `out`: grey rows copied, colour
  * upsampled and converted. The planes become sample planes. Returns 0 or
  * -1 (out of memory). */
-static int render_pixels(dc_state *st, size_t ow, size_t oh, uint8_t *out) {
+JS_HOT static int render_pixels(dc_state *st, size_t ow, size_t oh, uint8_t *out) {
     uint8_t *samples[JS_MAX_COMPONENTS];
     int16_t *row = NULL;
     if (st->cell == QUARTER_CELL) {

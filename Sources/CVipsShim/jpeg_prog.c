@@ -532,7 +532,7 @@ typedef struct {
 #define PG_MAX_SCANS 64
 
 /* Rows `from` to `to` of a scan, from `cur`. */
-static int run_scan(pg_state *st, const js_scan *scan, int kind, const pg_huff *const *dc, const pg_huff *ac,
+JS_HOT static int run_scan(pg_state *st, const js_scan *scan, int kind, const pg_huff *const *dc, const pg_huff *ac,
                     unsigned restart, pg_cursor *cur, size_t from, size_t to, pg_cursor *marks) {
     switch (kind) {
     case SCAN_AC_FIRST:
