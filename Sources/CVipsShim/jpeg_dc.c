@@ -101,6 +101,10 @@
 /* The `advance` field of a multi-symbol skip entry has 8 bits. */
 #define MULTI_ADVANCE_MAX 255
 
+/* decode_mcus's `flat` for an interleaved sequential scan of luma's H x V
+ * blocks, then one block of each chroma component (subsampled_shape). */
+#define SUBSAMPLED_SHAPE 2
+
 /* libjpeg's block smoothing (jdcoefct.c) looks at AC coefficients 1...9. */
 #define SMOOTHING_LAST_COEFFICIENT 9
 
@@ -684,8 +688,12 @@ static inline __attribute__((always_inline)) int decode_block(js_bits *b, enum s
  * for a scan of that many components with one block each per MCU (every
  * one-component scan, and interleaved scans of unsubsampled files): the
  * loops over an MCU's blocks then unroll, and block k is component k at
- * the MCU's origin, without the layout's per-block lookups. Returns 0 or
- * -1. */
+ * the MCU's origin, without the layout's per-block lookups. In a
+ * sequential scan `flat` may also be SUBSAMPLED_SHAPE, the MCU of nearly
+ * every camera's JPEG (4:2:2, 4:2:0, 4:4:0: luma's H x V blocks, then one
+ * block of each chroma component; subsampled_shape), whose loop names the
+ * components the same way.
+ * Returns 0 or -1. */
 static inline __attribute__((always_inline)) int decode_mcus(const dc_state *st, const js_scan *scan,
                                                              const mcu_layout *m, enum scan_kind kind,
                                                              unsigned restart, int flat, js_bits *reader) {
@@ -695,15 +703,19 @@ static inline __attribute__((always_inline)) int decode_mcus(const dc_state *st,
         dct[i] = built_dc_table(st, scan->dc_table[i]);
         act[i] = built_ac_table(st, scan->ac_table[i]);
     }
-    const int Al = scan->Al, blocks = flat ? flat : m->blocks;
     /* A flat scan's MCU is one cell of each component: 2 entries at 1/4. */
     const size_t flat_across = kind == SCAN_SEQUENTIAL_LOW ? QUARTER_CELL : 1;
+    /* A subsampled shape: luma's blocks across (lh) and down (lv) an MCU. */
+    const int sub = flat == SUBSAMPLED_SHAPE;
+    const int lh = sub ? (int) (m->across[0] / flat_across) : 1, lv = sub ? (m->blocks - 2) / lh : 1;
+    const int three = flat == 3 || sub;
+    const int Al = scan->Al, blocks = flat && !sub ? flat : m->blocks;
     /* A flat scan's three components by name, so that their tables,
      * predictions and block pointers stay in registers (the unused ones
      * when `flat` is 1 are never read). */
     const dc_huff *dct0 = dct[0], *act0 = act[0], *dct1 = NULL, *act1 = NULL, *dct2 = NULL, *act2 = NULL;
     size_t stride0 = m->stride[0], stride1 = 0, stride2 = 0;
-    if (flat == 3) {
+    if (three) {
         dct1 = dct[1], act1 = act[1], stride1 = m->stride[1];
         dct2 = dct[2], act2 = act[2], stride2 = m->stride[2];
     }
@@ -714,7 +726,7 @@ static inline __attribute__((always_inline)) int decode_mcus(const dc_state *st,
     for (size_t my = 0; my < m->mcus_y; my++) {
         for (int i = 0; i < scan->n; i++)
             origin[i] = m->plane[i] + my * m->down[i];
-        int16_t *o0 = origin[0], *o1 = flat == 3 ? origin[1] : NULL, *o2 = flat == 3 ? origin[2] : NULL;
+        int16_t *o0 = origin[0], *o1 = three ? origin[1] : NULL, *o2 = three ? origin[2] : NULL;
         for (size_t mx = 0; mx < m->mcus_x; mx++) {
             int began = js_restart(b, restart, &left, &next_rst);
             if (began < 0)
@@ -748,6 +760,17 @@ static inline __attribute__((always_inline)) int decode_mcus(const dc_state *st,
                     return -1;
                 o0++;
                 mx++;
+            } else if (sub) {
+                /* Luma's blocks row by row, then Cb's and Cr's. */
+                for (int by = 0; by < lv; by++)
+                    for (int bx = 0; bx < lh; bx++)
+                        if (decode_block(b, kind, Al, dct0, act0, &pred0,
+                                         o0 + (size_t) by * flat_across * stride0 + (size_t) bx * flat_across,
+                                         stride0))
+                            return -1;
+                if (decode_block(b, kind, Al, dct1, act1, &pred1, o1, stride1) ||
+                    decode_block(b, kind, Al, dct2, act2, &pred2, o2, stride2))
+                    return -1;
             } else if (flat) {
                 if (decode_block(b, kind, Al, dct0, act0, &pred0, o0, stride0))
                     return -1;
@@ -768,8 +791,8 @@ static inline __attribute__((always_inline)) int decode_mcus(const dc_state *st,
                 }
             }
             if (flat) {
-                o0 += flat_across;
-                if (flat == 3) {
+                o0 += (size_t) lh * flat_across;
+                if (three) {
                     o1 += flat_across;
                     o2 += flat_across;
                 }
@@ -797,6 +820,21 @@ static int flat_shape(const js_scan *scan, const mcu_layout *m) {
     return scan->n;
 }
 
+/* SUBSAMPLED_SHAPE for an interleaved scan of three components whose
+ * first has more than one block an MCU and the others one each (layout_scan
+ * puts them in that order, luma's row by row); else 0. */
+static int subsampled_shape(const js_scan *scan, const mcu_layout *m) {
+    if (scan->n != 3 || m->blocks < 3)
+        return 0;
+    int luma = m->blocks - 2;
+    for (int k = 0; k < luma; k++)
+        if (m->scan_comp[k] != 0)
+            return 0;
+    if (m->scan_comp[luma] != 1 || m->scan_comp[luma + 1] != 2 || m->offset[luma] || m->offset[luma + 1])
+        return 0;
+    return luma > 1 ? SUBSAMPLED_SHAPE : 0;
+}
+
 /* Decodes a sequential, DC first or DC refinement scan into the DC planes.
  * Sets *next to the byte after the scan's data (where a marker must start).
  * Returns 0 or -1. */
@@ -809,19 +847,23 @@ JS_HOT static int decode_dc_scan(dc_state *st, const js_scan *scan, int kind, co
     /* Only sequential files come here at 1/4 (jpeg_dc_decode). */
     if (kind == SCAN_SEQUENTIAL && st->cell == QUARTER_CELL)
         kind = SCAN_SEQUENTIAL_LOW;
-    /* One loop per kind, restart (some or none) and shape (flat_shape). */
-    int flat = flat_shape(scan, &m);
+    /* One loop per kind, restart (some or none) and shape (flat_shape, and
+     * for sequential scans subsampled_shape). */
+    int flat = flat_shape(scan, &m), sub = flat ? 0 : subsampled_shape(scan, &m);
 #define DECODE_SHAPES(kind, restart)                                                                     \
     (flat == 3   ? decode_mcus(st, scan, &m, kind, restart, 3, &b)                                       \
      : flat == 1 ? decode_mcus(st, scan, &m, kind, restart, 1, &b)                                       \
                  : decode_mcus(st, scan, &m, kind, restart, 0, &b))
+#define DECODE_SEQUENTIAL(kind, restart)                                                                 \
+    (sub ? decode_mcus(st, scan, &m, kind, restart, SUBSAMPLED_SHAPE, &b) : DECODE_SHAPES(kind, restart))
 #define DECODE_KINDS(restart)                                                                            \
-    (kind == SCAN_SEQUENTIAL       ? DECODE_SHAPES(SCAN_SEQUENTIAL, restart)                             \
-     : kind == SCAN_SEQUENTIAL_LOW ? DECODE_SHAPES(SCAN_SEQUENTIAL_LOW, restart)                         \
+    (kind == SCAN_SEQUENTIAL       ? DECODE_SEQUENTIAL(SCAN_SEQUENTIAL, restart)                         \
+     : kind == SCAN_SEQUENTIAL_LOW ? DECODE_SEQUENTIAL(SCAN_SEQUENTIAL_LOW, restart)                     \
      : kind == SCAN_DC_FIRST       ? DECODE_SHAPES(SCAN_DC_FIRST, restart)                               \
                                    : DECODE_SHAPES(SCAN_DC_REFINE, restart))
     status = restart ? DECODE_KINDS(restart) : DECODE_KINDS(0);
 #undef DECODE_KINDS
+#undef DECODE_SEQUENTIAL
 #undef DECODE_SHAPES
     if (status)
         return -1;
