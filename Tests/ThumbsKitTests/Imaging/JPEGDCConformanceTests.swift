@@ -182,6 +182,33 @@ final class JPEGDCConformanceTests: XCTestCase {
         }
     }
 
+    /// A baseline file whose MCU is luma's H x V blocks and one block of
+    /// each chroma component (4:2:2, 4:2:0, 4:4:0: most cameras' files)
+    /// takes a loop of its own in the DC decode (`SUBSAMPLED_SHAPE` in
+    /// jpeg_dc.c). It gives the pixels of the same coefficients in one scan
+    /// per component, which take the one-block loop; with restart markers
+    /// too, on sizes that leave partial MCUs at the right and the bottom.
+    func testSubsampledBaselineMCUsMatchScansPerComponent() throws {
+        let values = { (c: Int, x: Int, y: Int) in ((x * 11 + y * 5 + c * 7) % 53 - 26) * 4 }
+        for (h, v) in [(2, 1), (2, 2), (1, 2)] {
+            for restart in [0, 3] {
+                let label = "\(h)x\(v) restart \(restart)"
+                var interleaved = Layout.colour444.builder(width: 75, height: 51, quant: 6, progressive: false, dc: values)
+                interleaved.components[0].h = h
+                interleaved.components[0].v = v
+                interleaved.restartInterval = restart
+                interleaved.scans = [.sequential([0, 1, 2])]
+                var perComponent = interleaved
+                perComponent.scans = [.sequential([0]), .sequential([1]), .sequential([2])]
+                let a = try XCTUnwrap(interleaved.bytes().withUnsafeBytes { DirectJPEG.decode($0, shrink: 8) }, label)
+                let b = try XCTUnwrap(perComponent.bytes().withUnsafeBytes { DirectJPEG.decode($0, shrink: 8) }, label)
+                XCTAssertEqual([a.decoder, b.decoder], [.jpegDC, .jpegDC], label)
+                XCTAssertEqual(try Self.pixels(XCTUnwrap(a.image())), try Self.pixels(XCTUnwrap(b.image())), label)
+                try assertMatchesLibjpeg(interleaved.bytes(), exact: false, decoder: .jpegDC, label)
+            }
+        }
+    }
+
     /// An interleaved DC first pass of a 4:4:4 file whose chroma shares a
     /// DC table decodes Cb's and Cr's differences by one lookup when both
     /// fit in it (`dc_pair` in jpeg_dc.c), else one after the other; a
