@@ -983,27 +983,38 @@ static inline int32_t dequantised(int16_t coefficient, int32_t quant) {
  * stride of pw x 2 bytes. A row of cells is copied into `row` (pw x 4
  * entries) first, as its samples overwrite the bytes of coefficients of
  * that row and earlier ones only. Out-of-range values are clamped. */
+/* One row of cells of quarter_samples: `cells` cells, each with its
+ * coefficients (0,0), (0,1) in `top` and (1,0), (1,1) in `bottom`, into
+ * 2 x 2 samples in `upper` and `lower`. The pointers do not overlap (the
+ * caller copies the coefficients out first), so the loop vectorises. */
+JS_HOT static void quarter_row(const int16_t *restrict top, const int16_t *restrict bottom, size_t cells,
+                               const int32_t q[QUARTER_CELL * QUARTER_CELL], uint8_t *restrict upper,
+                               uint8_t *restrict lower) {
+    const int32_t q00 = q[0], q01 = q[1], q10 = q[2], q11 = q[3];
+    for (size_t c = 0; c < cells; c++) {
+        size_t x = QUARTER_CELL * c;
+        int32_t dc = dequantised(top[x], q00) * QUARTER_DC_WEIGHT + (SAMPLE_CENTER << QUARTER_BITS) +
+                     (1 << (QUARTER_BITS - 1));
+        int32_t across = dequantised(top[x + 1], q01) * QUARTER_EDGE_WEIGHT;
+        int32_t down = dequantised(bottom[x], q10) * QUARTER_EDGE_WEIGHT;
+        int32_t corner = dequantised(bottom[x + 1], q11) * QUARTER_CORNER_WEIGHT;
+        upper[x] = clamp_sample((dc + across + down + corner) >> QUARTER_BITS);
+        upper[x + 1] = clamp_sample((dc - across + down - corner) >> QUARTER_BITS);
+        lower[x] = clamp_sample((dc + across - down - corner) >> QUARTER_BITS);
+        lower[x + 1] = clamp_sample((dc - across - down + corner) >> QUARTER_BITS);
+    }
+}
+
 static uint8_t *quarter_samples(const js_component *g, dc_component *comp, int16_t *row) {
     size_t stride = g->pw * QUARTER_CELL;
     uint8_t *samples = (uint8_t *) comp->dc;
     /* 16-bit quantisers, as libjpeg multiplies them (idct_1x1). */
-    int32_t q00 = (int16_t) comp->quant, q01 = (int16_t) comp->quant_low[0];
-    int32_t q10 = (int16_t) comp->quant_low[1], q11 = (int16_t) comp->quant_low[2];
-    const int16_t *top = row, *bottom = row + stride;
+    const int32_t q[QUARTER_CELL * QUARTER_CELL] = { (int16_t) comp->quant, (int16_t) comp->quant_low[0],
+                                                     (int16_t) comp->quant_low[1], (int16_t) comp->quant_low[2] };
     for (size_t r = 0; r < g->ph; r++) {
         memcpy(row, comp->dc + QUARTER_CELL * r * stride, sizeof(int16_t) * QUARTER_CELL * stride);
-        uint8_t *upper = samples + QUARTER_CELL * r * stride, *lower = upper + stride;
-        for (size_t x = 0; x < stride; x += QUARTER_CELL) {
-            int32_t dc = dequantised(top[x], q00) * QUARTER_DC_WEIGHT + (SAMPLE_CENTER << QUARTER_BITS) +
-                         (1 << (QUARTER_BITS - 1));
-            int32_t across = dequantised(top[x + 1], q01) * QUARTER_EDGE_WEIGHT;
-            int32_t down = dequantised(bottom[x], q10) * QUARTER_EDGE_WEIGHT;
-            int32_t corner = dequantised(bottom[x + 1], q11) * QUARTER_CORNER_WEIGHT;
-            upper[x] = clamp_sample((dc + across + down + corner) >> QUARTER_BITS);
-            upper[x + 1] = clamp_sample((dc - across + down - corner) >> QUARTER_BITS);
-            lower[x] = clamp_sample((dc + across - down - corner) >> QUARTER_BITS);
-            lower[x + 1] = clamp_sample((dc - across - down + corner) >> QUARTER_BITS);
-        }
+        uint8_t *upper = samples + QUARTER_CELL * r * stride;
+        quarter_row(row, row + stride, g->pw, q, upper, upper + stride);
     }
     return samples;
 }
