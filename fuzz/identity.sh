@@ -6,6 +6,10 @@
 #
 #   fuzz/identity.sh [REV=HEAD] [FILE...]
 #
+# IDENTITY_NEW_CFLAGS adds flags to the work tree's build: -DJS_HOT= checks
+# the baseline code of the loops jpeg_scan.h compiles twice (the x86-64-v3
+# clone is the one a CPU with AVX2 runs).
+#
 # Without FILEs: make_jpegs.sh output at five sizes (needs vips, cjpeg,
 # jpegtran), Tests/Fixtures/jpeg, and fuzz/out/{seeds,corpus,crashes} when
 # present.
@@ -17,12 +21,13 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 mkdir -p "$tmp/old"
 git -C "$root" archive "$rev" Sources/CVipsShim | tar -x -C "$tmp/old"
-build() { # shim directory, output (every C file of the shim: the decoders and what they share)
-  $cc -O2 -I"$1/include" $(pkg-config --cflags vips) "$here/dchash.c" "$1"/*.c \
+build() { # shim directory, output, extra flags (every C file of the shim: the decoders and what they share)
+  # shellcheck disable=SC2086
+  $cc -O2 $3 -I"$1/include" $(pkg-config --cflags vips) "$here/dchash.c" "$1"/*.c \
     -o "$2" $(pkg-config --libs vips lcms2 gmodule-2.0) -ljpeg -lm
 }
-build "$tmp/old/Sources/CVipsShim" "$tmp/dchash-old"
-build "$root/Sources/CVipsShim" "$tmp/dchash-new"
+build "$tmp/old/Sources/CVipsShim" "$tmp/dchash-old" ""
+build "$root/Sources/CVipsShim" "$tmp/dchash-new" "${IDENTITY_NEW_CFLAGS:-}"
 
 if (( $# == 0 )); then
   for size in "131 97" "43 37" "70 19" "123 85" "517 389"; do

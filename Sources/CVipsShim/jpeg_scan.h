@@ -24,7 +24,9 @@
  * and for the baseline x86-64 the build otherwise assumes. Integer code
  * only, so both give the same bits; measured with fuzz/jpegtime.c at 7-9%
  * less CPU per decode on an AVX-512 Xeon (see the bench note). */
-#if defined(__x86_64__) && defined(__clang__) && defined(__ELF__)
+#if defined(JS_HOT)
+/* Set by the build (fuzz/identity.sh: -DJS_HOT= checks the baseline code). */
+#elif defined(__x86_64__) && defined(__clang__) && defined(__ELF__)
 #define JS_HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define JS_HOT
