@@ -978,11 +978,6 @@ static inline int32_t dequantised(int16_t coefficient, int32_t quant) {
     return value < INT16_MIN ? INT16_MIN : value > INT16_MAX ? INT16_MAX : value;
 }
 
-/* At 1/4: a component's cells of coefficients into 2 x 2 samples each
- * (QUARTER), in place: the samples take the plane's first bytes, with a
- * stride of pw x 2 bytes. A row of cells is copied into `row` (pw x 4
- * entries) first, as its samples overwrite the bytes of coefficients of
- * that row and earlier ones only. Out-of-range values are clamped. */
 /* One row of cells of quarter_samples: `cells` cells, each with its
  * coefficients (0,0), (0,1) in `top` and (1,0), (1,1) in `bottom`, into
  * 2 x 2 samples in `upper` and `lower`. The pointers do not overlap (the
@@ -1005,6 +1000,11 @@ JS_HOT static void quarter_row(const int16_t *restrict top, const int16_t *restr
     }
 }
 
+/* At 1/4: a component's cells of coefficients into 2 x 2 samples each
+ * (QUARTER), in place: the samples take the plane's first bytes, with a
+ * stride of pw x 2 bytes. A row of cells is copied into `row` (pw x 4
+ * entries) first, as its samples overwrite the bytes of coefficients of
+ * that row and earlier ones only. Out-of-range values are clamped. */
 static uint8_t *quarter_samples(const js_component *g, dc_component *comp, int16_t *row) {
     size_t stride = g->pw * QUARTER_CELL;
     uint8_t *samples = (uint8_t *) comp->dc;

@@ -533,7 +533,7 @@ typedef struct {
 
 /* Rows `from` to `to` of a scan, from `cur`. */
 JS_HOT static int run_scan(pg_state *st, const js_scan *scan, int kind, const pg_huff *const *dc, const pg_huff *ac,
-                    unsigned restart, pg_cursor *cur, size_t from, size_t to, pg_cursor *marks) {
+                           unsigned restart, pg_cursor *cur, size_t from, size_t to, pg_cursor *marks) {
     switch (kind) {
     case SCAN_AC_FIRST:
         return ac_scan(st, scan, ac, restart, cur, from, to, marks, 0);

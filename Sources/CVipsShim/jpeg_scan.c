@@ -366,7 +366,7 @@ static inline uint8_t clamp255(int v) {
 }
 
 JS_HOT void js_rows_to_rgb(int ycc, const uint8_t *restrict y, const uint8_t *restrict cb,
-                    const uint8_t *restrict cr, size_t count, uint8_t *restrict rgb) {
+                           const uint8_t *restrict cr, size_t count, uint8_t *restrict rgb) {
     if (!ycc) {
         for (size_t x = 0; x < count; x++) {
             rgb[3 * x] = y[x];
