@@ -2,6 +2,10 @@
 /// chunk of memory, none of it held. The decoders read the file again by
 /// ranges (`ImageSource`), from the page cache as a rule: a 2 GB TIFF needs
 /// no 2 GB buffer, and a motion photo's video is hashed but never held.
+/// The one exception is the range a decoder takes into memory whole (a
+/// JPEG's bytes, a preview's): the hash reads it into the buffer the
+/// decoder will use (`keeping`), so those bytes are read once, and the
+/// decoder decodes exactly the bytes that were hashed.
 ///
 /// Files are read, never memory-mapped: a mapped file that is truncated
 /// while it is read (`cp` over it, a sync tool rewriting it in place) kills
@@ -54,14 +58,22 @@ public final class SourceBytes: @unchecked Sendable {
     /// (its prefix is in memory already), and keeps none of it. Throws `io`
     /// when the file changes during the read, and `SourceInterruption.error`
     /// when `interrupt` is raised while more than `abandonAbove` bytes remain.
-    init(hashing file: SourceFile, interrupt: InterruptSignal?) throws(ItemError) {
+    ///
+    /// `keeping`: a range the file's decoder will take into memory (its
+    /// plan's one range, `ByteRanges.ranges`), read into a buffer from
+    /// `pool` as it is hashed and kept on the file (`SourceFile.keep`), so
+    /// that the decoder neither reads it again nor faults in a fresh buffer.
+    init(hashing file: SourceFile, interrupt: InterruptSignal?, keeping: Range<Int>? = nil, pool: SourceBufferPool? = nil) throws(ItemError) {
         let size = file.size
         var hash = SHA256Hex.Stream()
+        var keeper = Keeper(keeping, pool: pool, size: size)
+        defer { keeper.discard() }
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunk, alignment: 64)
         defer { chunk.deallocate() }
-        try Self.stream(file, 0..<size, into: &hash, through: chunk, interrupt: interrupt)
+        try Self.stream(file, 0..<size, into: &hash, through: chunk, keeping: keeper, interrupt: interrupt)
         file.hook?.body(file.path, .read)
         try file.checkUnchanged()
+        keeper.hand(to: file)
         count = size
         digest = hash.finish()
         partial = nil
@@ -81,9 +93,17 @@ public final class SourceBytes: @unchecked Sendable {
     /// equal. `wholeSize`: the size to hash when the file is itself the
     /// first bytes of a larger one (a partial download); else the file's.
     /// Throws as `init(hashing:interrupt:)`.
-    init(hashing file: SourceFile, ranges: ReadRanges, wholeSize: Int? = nil, interrupt: InterruptSignal?) throws(ItemError) {
+    /// `keeping` and `pool`: as `init(hashing:interrupt:keeping:pool:)`,
+    /// for a range inside one of `ranges`.
+    init(
+        hashing file: SourceFile, ranges: ReadRanges, wholeSize: Int? = nil, interrupt: InterruptSignal?,
+        keeping: Range<Int>? = nil, pool: SourceBufferPool? = nil
+    ) throws(ItemError) {
         let size = file.size
         var hash = SHA256Hex.Stream()
+        var keeper = Keeper(keeping.flatMap { kept in ranges.ranges.contains { $0.lowerBound <= kept.lowerBound && kept.upperBound <= $0.upperBound } ? kept : nil },
+                            pool: pool, size: size)
+        defer { keeper.discard() }
         func number(_ value: Int) {
             withUnsafeBytes(of: UInt64(value).bigEndian) { hash.update($0) }
         }
@@ -95,10 +115,11 @@ public final class SourceBytes: @unchecked Sendable {
             precondition(range.lowerBound >= 0 && range.upperBound <= size)
             number(range.lowerBound)
             number(range.count)
-            try Self.stream(file, range, into: &hash, through: chunk, interrupt: interrupt)
+            try Self.stream(file, range, into: &hash, through: chunk, keeping: keeper, interrupt: interrupt)
         }
         file.hook?.body(file.path, .read)
         try file.checkUnchanged()
+        keeper.hand(to: file)
         count = size
         digest = hash.finish()
         partial = ranges
@@ -107,28 +128,95 @@ public final class SourceBytes: @unchecked Sendable {
 
     /// Hashes `range` of `file` into `hash`: what the prefix holds from
     /// memory, the rest read through `chunk`, each piece hashed as it
-    /// arrives. Throws `io` when the file ends early, and
-    /// `SourceInterruption.error` when `interrupt` is raised while more than
-    /// `abandonAbove` bytes of the range remain.
+    /// arrives; the pieces inside `keeper`'s range are read into its buffer
+    /// instead (and the prefix's copied there). Throws `io` when the file
+    /// ends early, and `SourceInterruption.error` when `interrupt` is raised
+    /// while more than `abandonAbove` bytes of the range remain.
     private static func stream(
         _ file: SourceFile, _ range: Range<Int>, into hash: inout SHA256Hex.Stream,
-        through chunk: UnsafeMutableRawBufferPointer, interrupt: InterruptSignal?
+        through chunk: UnsafeMutableRawBufferPointer, keeping keeper: Keeper, interrupt: InterruptSignal?
     ) throws(ItemError) {
         var offset = range.lowerBound
         // The prefix is in memory already.
         if offset < file.prefix.count {
             let end = min(range.upperBound, file.prefix.count)
-            file.prefix.withUnsafeBytes { hash.update(UnsafeRawBufferPointer(rebasing: $0[offset..<end])) }
+            file.prefix.withUnsafeBytes { prefix in
+                let piece = UnsafeRawBufferPointer(rebasing: prefix[offset..<end])
+                hash.update(piece)
+                keeper.copy(piece, at: offset)
+            }
             offset = end
         }
         while offset < range.upperBound {
             if let interrupt, range.upperBound - offset > abandonAbove, interrupt.isRaised { throw SourceInterruption.error }
-            let piece = UnsafeMutableRawBufferPointer(rebasing: chunk[0..<min(Self.chunk, range.upperBound - offset)])
+            // A piece lies wholly inside the kept range or wholly outside it.
+            let end = keeper.pieceEnd(from: offset, limit: min(offset + Self.chunk, range.upperBound))
+            let piece = keeper.buffer(for: offset..<end)
+                ?? UnsafeMutableRawBufferPointer(rebasing: chunk[0..<end - offset])
             let n = try file.read(into: piece, at: offset)
             hash.update(UnsafeRawBufferPointer(rebasing: piece[0..<n]))
             offset += n
             if n < piece.count { throw SourceFile.changed(file.path, detail: "it ended after \(offset) of \(file.size) bytes") }
             file.hook?.body(file.path, .chunk)
+        }
+    }
+
+    /// The range a hash reads into a buffer of its own for the decoder
+    /// (`keeping`), and that buffer; empty when nothing is kept (no range,
+    /// no pool, or a range larger than `SourceBufferPool.largest`).
+    private struct Keeper {
+        private(set) var range: Range<Int>?
+        private var buffer: UnsafeMutableRawBufferPointer?
+        private let pool: SourceBufferPool?
+
+        init(_ range: Range<Int>?, pool: SourceBufferPool?, size: Int) {
+            self.pool = pool
+            guard let range, let pool, !range.isEmpty, range.lowerBound >= 0, range.upperBound <= size,
+                  range.count <= SourceBufferPool.largest
+            else { return }
+            self.range = range
+            buffer = pool.take(range.count)
+        }
+
+        /// Where a piece from `offset` ends: at `limit`, or sooner at the
+        /// kept range's start or end.
+        func pieceEnd(from offset: Int, limit: Int) -> Int {
+            guard let range else { return limit }
+            if offset < range.lowerBound { return min(limit, range.lowerBound) }
+            if offset < range.upperBound { return min(limit, range.upperBound) }
+            return limit
+        }
+
+        /// The buffer's place for `piece` of the file, when it lies inside
+        /// the kept range.
+        func buffer(for piece: Range<Int>) -> UnsafeMutableRawBufferPointer? {
+            guard let range, let buffer, range.lowerBound <= piece.lowerBound, piece.upperBound <= range.upperBound else { return nil }
+            let start = piece.lowerBound - range.lowerBound
+            return UnsafeMutableRawBufferPointer(rebasing: buffer[start..<start + piece.count])
+        }
+
+        /// Copies what of `bytes` (the file's from `offset`) lies inside the
+        /// kept range into the buffer.
+        func copy(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+            guard let range, let buffer else { return }
+            let lower = max(offset, range.lowerBound), upper = min(offset + bytes.count, range.upperBound)
+            guard lower < upper else { return }
+            UnsafeMutableRawBufferPointer(rebasing: buffer[(lower - range.lowerBound)..<(upper - range.lowerBound)])
+                .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[(lower - offset)..<(upper - offset)]))
+        }
+
+        /// Hands the buffer, now full, to `file`: every piece of the range
+        /// was read, or the hash threw before this.
+        mutating func hand(to file: SourceFile) {
+            guard let range, let buffer, let pool else { return }
+            file.keep(buffer, range: range, pool: pool)
+            self.buffer = nil
+        }
+
+        /// Gives back a buffer not handed on (the read failed).
+        mutating func discard() {
+            if let buffer { pool?.give(buffer) }
+            buffer = nil
         }
     }
 

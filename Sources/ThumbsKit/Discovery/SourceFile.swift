@@ -39,6 +39,10 @@ final class SourceFile: @unchecked Sendable {
     /// until `takeRecordedReads()`. What the header and the planning read
     /// is part of what a partly read item hashes (`ItemProcessor`).
     private let recorded = Mutex<ReadRanges?>(ReadRanges())
+    /// The one range of the file its hash read into memory for its decoder
+    /// (`keep`), until `releaseKept`: then every reader of that range is
+    /// served from memory, the same bytes the hash saw.
+    private let kept = Mutex<KeptRange?>(nil)
 
     /// What is read before anything is decided: enough for every signature
     /// and for most headers (a JPEG's SOF usually follows less than 64 KiB
@@ -88,7 +92,10 @@ final class SourceFile: @unchecked Sendable {
         prefix = first
     }
 
-    deinit { try? FileDescriptor.close(fd) }
+    deinit {
+        releaseKept()
+        try? FileDescriptor.close(fd)
+    }
 
     /// Up to `count` bytes at `offset`: fewer at the end of the file, none
     /// past it. From `prefix` when it holds them.
@@ -142,6 +149,50 @@ final class SourceFile: @unchecked Sendable {
 
     /// The most bytes of this file its readers held in memory at once.
     var peakBytesHeld: Int { held.withLock { $0.peak } }
+
+    /// Keeps `buffer`, which holds the file's bytes of `range` as its hash
+    /// read them (`SourceBytes`), for the decoders (`keptBytes`); counted as
+    /// held until `releaseKept` gives it back to `pool`.
+    func keep(_ buffer: UnsafeMutableRawBufferPointer, range: Range<Int>, pool: SourceBufferPool) {
+        precondition(buffer.count >= range.count)
+        hold(range.count)
+        let previous = kept.withLock { kept -> KeptRange? in
+            defer { kept = KeptRange(buffer: buffer, range: range, pool: pool) }
+            return kept
+        }
+        previous.map(give)
+    }
+
+    /// The kept bytes of `range`, when it lies inside the kept range.
+    func keptBytes(_ range: Range<Int>) -> UnsafeRawBufferPointer? {
+        kept.withLock { kept -> UnsafeRawBufferPointer? in
+            guard let kept, kept.range.lowerBound <= range.lowerBound, range.upperBound <= kept.range.upperBound else { return nil }
+            let start = range.lowerBound - kept.range.lowerBound
+            return UnsafeRawBufferPointer(rebasing: kept.buffer[start..<start + range.count])
+        }
+    }
+
+    /// Gives the kept bytes back to their pool. The decode that used them
+    /// has ended: a later reader of the range reads the file again.
+    func releaseKept() {
+        let taken = kept.withLock { kept -> KeptRange? in
+            defer { kept = nil }
+            return kept
+        }
+        taken.map(give)
+    }
+
+    private func give(_ kept: KeptRange) {
+        letGo(kept.range.count)
+        kept.pool.give(kept.buffer)
+    }
+
+    /// A range of the file in a pool's buffer, owned by the file while kept.
+    private struct KeptRange: @unchecked Sendable {
+        let buffer: UnsafeMutableRawBufferPointer
+        let range: Range<Int>
+        let pool: SourceBufferPool
+    }
 
     /// The descriptor, for a decoder that reads by ranges itself (a video's,
     /// through FFmpeg): `body` must neither close it nor keep it.

@@ -60,15 +60,17 @@ enum ImageSource {
     }
 
     /// `body` on the bytes of `range`, which lies inside the file: in place
-    /// from memory; from a file, read into a buffer of their own in one read
-    /// (counted as held), freed after `body`. Throws `io` when the file can
-    /// no longer give them.
+    /// from memory, or from the bytes the file's hash kept for its decoder
+    /// (`SourceFile.keep`); else read into a buffer of their own in one
+    /// read (counted as held), freed after `body`. Throws `io` when the file
+    /// can no longer give them.
     func withBytes<R>(in range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws(ItemError) -> R) throws(ItemError) -> R {
         precondition(range.lowerBound >= 0 && range.upperBound <= count)
         switch self {
         case .memory(let bytes):
             return try body(UnsafeRawBufferPointer(rebasing: bytes[range]))
         case .file(let file):
+            if let kept = file.keptBytes(range) { return try body(kept) }
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(range.count, 1), alignment: 16)
             file.hold(range.count)
             defer {

@@ -58,6 +58,9 @@ struct ItemProcessor: Sendable {
     /// `--whole-files`: every file source read and hashed whole, whatever
     /// its decode reads (every item gets its sha256).
     var wholeFiles = false
+    /// Buffers the range a decoder takes into memory is read into while it
+    /// is hashed, reused from item to item (`SourceBufferPool`).
+    var buffers = SourceBufferPool(count: 2)
 
     /// A file is read whole when its plan would leave out no more than this
     /// (one hash chunk): a JPEG with a few bytes after its end keeps its
@@ -262,16 +265,24 @@ struct ItemProcessor: Sendable {
             let read = file.takeRecordedReads()
             if let first { ranges = Self.partialRead(first, file: file, planning: read) }
         }
+        // The one range the first plan takes into memory is read into a
+        // buffer as it is hashed, and decoded from there (`SourceBytes`).
+        let keeping = first.flatMap(Self.keptRange)
         var record: ManifestItem
         do {
+            let buffers = self.buffers
             let bytes = try await io.run { [ranges, wholeSize] () throws(ItemError) -> SourceBytes in
-                if let ranges { return try SourceBytes(hashing: file, ranges: ranges, wholeSize: wholeSize, interrupt: interrupt) }
-                return try SourceBytes(hashing: file, interrupt: interrupt)
+                if let ranges {
+                    return try SourceBytes(hashing: file, ranges: ranges, wholeSize: wholeSize, interrupt: interrupt, keeping: keeping, pool: buffers)
+                }
+                return try SourceBytes(hashing: file, interrupt: interrupt, keeping: keeping, pool: buffers)
             }
             record = await body(bytes, sniffed, first)
         } catch {
             record = failed(item, (error as? ItemError) ?? .io("\(path): \(error)"))
         }
+        // A duplicate, or a failure before the decode, never used them.
+        file.releaseKept()
         // A file that failed past the sniff still says what it is (a
         // stripped CR2, a truncated MOV): the decoder never named it.
         if record.status == .failed, record.format == nil, sniffed != "unknown" { record.format = sniffed }
@@ -288,6 +299,12 @@ struct ItemProcessor: Sendable {
         read.insert(0..<file.prefix.count)
         for range in planned { read.insert(max(0, range.lowerBound)..<min(file.size, max(range.upperBound, 0))) }
         return file.size - read.count > wholeReadBelow ? read : nil
+    }
+
+    /// The range `plan` reads into memory, when it reads one (`ByteRanges`).
+    static func keptRange(_ plan: DecodePlan) -> Range<Int>? {
+        guard case .ranges(let planned) = plan.reads, planned.count == 1 else { return nil }
+        return planned[0]
     }
 
     /// Whether `plan` reads only bytes inside `read`.
@@ -402,9 +419,13 @@ struct ItemProcessor: Sendable {
         let file = bytes.file
         var reserved = 0
         do {
-            let result = try await DecoderList.standard.decode(
-                file, format: sniffed, settings: settings, limits: limits, memory: memory, pool: decoders, first: first
-            )
+            let result: (image: DecodedImage, reserved: Int, served: DecodePlan)
+            do {
+                defer { file.releaseKept() }
+                result = try await DecoderList.standard.decode(
+                    file, format: sniffed, settings: settings, limits: limits, memory: memory, pool: decoders, first: first
+                )
+            }
             let decoded = result.image
             reserved = result.reserved
             let readPastKey = bytes.partial.map { first != nil && !Self.reads(result.served, within: $0) } ?? false

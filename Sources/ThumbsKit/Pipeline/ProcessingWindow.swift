@@ -64,7 +64,8 @@ struct ProcessingWindow {
             previous: previous, force: options.force, registry: registry,
             sharedSizes: sharedSizes, fetcher: fetcher, interrupt: interrupt,
             allowUntrusted: options.allowUntrusted,
-            wholeFiles: options.wholeFiles
+            wholeFiles: options.wholeFiles,
+            buffers: SourceBufferPool(count: Self.sourcesInMemory(jobs: jobs))
         )
         // Tasks in flight: per decoder, one image decoding, one read and
         // waiting, one being written and one more, so a decoder never waits
