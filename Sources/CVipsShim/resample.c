@@ -197,6 +197,12 @@ static inline uint8_t clamp_u8(int32_t v) {
     return v < 0 ? 0 : v > 255 ? 255 : (uint8_t) v;
 }
 
+/* Whether a weight fits 16 bits: a shrink's weights are at most one
+ * (WEIGHT_ONE, 2^14) but for the renormalised ones at the edges. */
+static inline int fits_i16(int32_t w) {
+    return w >= INT16_MIN && w <= INT16_MAX;
+}
+
 /* AVX2 doubles the speed of the passes; the baseline x86-64 build cannot
  * assume it, so the hot loops are compiled twice and picked at load time. */
 #if defined(__x86_64__) && defined(__clang__) && defined(__ELF__)
@@ -204,6 +210,19 @@ static inline uint8_t clamp_u8(int32_t v) {
 #else
 #define HOT_LOOP
 #endif
+
+/* acc += w0 * r0 + w1 * r1, for weights that fit 16 bits: the compiler
+ * then multiplies with pmaddwd (one uop) instead of pmulld (two; SSE2 has
+ * none), 1.3x on this loop. The products and sums are the same whole
+ * numbers as rows_pass's 32-bit loop, so the same pixels. A function of
+ * its own (clones are called, not inlined): inlined, the optimiser proves
+ * the two loops equal and keeps the slower one. */
+HOT_LOOP static void
+add_rows_i16(int32_t *restrict acc, const uint8_t *restrict r0, const uint8_t *restrict r1,
+             int16_t w0, int16_t w1, size_t n) {
+    for (size_t x = 0; x < n; x++)
+        acc[x] += (int32_t) w0 * (int32_t) r0[x] + (int32_t) w1 * (int32_t) r1[x];
+}
 
 /* Rows pass: out row j = the weighted sum of input rows first[j]…, each
  * `row_bytes` long. `acc` holds row_bytes int32. */
@@ -221,8 +240,12 @@ HOT_LOOP static void rows_pass(const uint8_t *restrict in, size_t row_bytes,
             const int32_t w0 = w[k], w1 = w[k + 1];
             const uint8_t *restrict r0 = src + (size_t) k * row_bytes;
             const uint8_t *restrict r1 = r0 + row_bytes;
-            for (size_t x = 0; x < row_bytes; x++)
-                acc[x] += w0 * r0[x] + w1 * r1[x];
+            if (fits_i16(w0) && fits_i16(w1)) {
+                add_rows_i16(acc, r0, r1, (int16_t) w0, (int16_t) w1, row_bytes);
+            } else {
+                for (size_t x = 0; x < row_bytes; x++)
+                    acc[x] += w0 * r0[x] + w1 * r1[x];
+            }
         }
         if (k < t->count[j]) {
             const int32_t w0 = w[k];
