@@ -3,7 +3,7 @@
 #
 #   bash bench/bench.sh [all|SECTION]...
 #
-# Sections: speed progressive progdc quarter progmem srgb p3 rotated sizes placeholders
+# Sections: speed outside progressive progdc quarter progmem srgb p3 rotated sizes placeholders
 # quality memory tiff list lists rerun heic video raw camera, and scale lookalikes listmem;
 # mergescale is scale's merge part alone (it also ends scale).
 # Default: all = every section but the last three (+ scale when BENCH_SCALE=1);
@@ -86,7 +86,7 @@ pick_python() {
 pick_python || true
 TOOL=("$PY" "$BENCH/benchtool.py")
 
-ALL_SECTIONS=(speed progressive progdc quarter progmem srgb p3 rotated sizes placeholders quality memory tiff list lists rerun heic video raw camera)
+ALL_SECTIONS=(speed outside progressive progdc quarter progmem srgb p3 rotated sizes placeholders quality memory tiff list lists rerun heic video raw camera)
 usage() {
   echo "usage: bash bench/bench.sh [all|${ALL_SECTIONS[*]// /|}|scale]..." >&2
   exit 2
@@ -641,6 +641,60 @@ section_placeholders() {
   is_num "${CPUMS[thumbs]}" && is_num "${CPUMS[thumbs_noph]}" && ratio=$(calc "${CPUMS[thumbs]} / ${CPUMS[thumbs_noph]}")
   record placeholders cpu_ratio "$ratio"
   verdict "placeholders: thumbs CPU/img default / --no-placeholders" "$ratio" le 1.03
+}
+
+# The work around the decoder (issue 38 part 1): the share of thumbs' CPU
+# outside its JPEG decode, on OUTSIDE_N photos of the baseline corpus [60, the
+# issue's count]. perf samples the whole process (start-up, reading, SHA-256,
+# resizing, placeholders, writing, the manifest) on cpu-clock with call
+# graphs; the decode is jpeg_dc_decode with all it calls (the DC scans, the
+# pixels, the colour conversion). SHA-256 runs in libcrypto's assembly, which
+# perf cannot unwind: its samples count as outside, as they are. OUTSIDE_ROUNDS
+# profiles [5] alternate with the before binary's; the median is the figure.
+# Needs perf (linux-perf) and perf_event_paranoid letting it sample.
+section_outside() {
+  local n=${OUTSIDE_N:-60} rounds=${OUTSIDE_ROUNDS:-5} d=$OUT/outside r b share
+  header "outside: share of thumbs' CPU outside its JPEG decoder, $n baseline photos"
+  md_title outside "$n JPEGs ${CORPUS_W}x${CORPUS_H} baseline -> ${SIZE} px: the share of thumbs' CPU outside its JPEG decoder (perf record -e cpu-clock -g; the decoder is jpeg_dc_decode with all it calls; median of $rounds profiles)"
+  if ! command -v perf >/dev/null; then
+    say "  perf not found (linux-perf): not measured"; md "perf not found: not measured"
+    verdict "outside: CPU share outside the decoder (%)" "n/a" le 33.3
+    return 0
+  fi
+  ((CORPUS_N >= n)) || n=$CORPUS_N
+  ensure_corpus
+  local dir; dir=$(ensure_first "$n")
+  local bins=(thumbs)
+  [[ -x ${THUMBS_BEFORE_BIN:-} ]] && bins+=(before)
+  declare -A SHARES=()
+  mkdir -p "$d"
+  for ((r = 1; r <= rounds; r++)); do
+    for b in "${bins[@]}"; do
+      local bin=$THUMBS; [[ $b == before ]] && bin=$THUMBS_BEFORE_BIN
+      rm -rf "$d/out"
+      share="n/a"
+      if perf record -q -e cpu-clock -F 4000 -g -o "$d/perf.data" "$bin" run "$dir" --out "$d/out" --size "$SIZE" $(thumbs_common) >"$d/perf.log" 2>&1; then
+        share=$(perf report -i "$d/perf.data" --children --sort symbol --stdio -g none 2>/dev/null |
+          awk '$3 == "[.]" && $4 == "jpeg_dc_decode" && !done { sub("%", "", $1); print 100 - $1; done = 1 }')
+      fi
+      is_num "$share" || { say "  perf failed -- see $d/perf.log"; show_log_tail "$d/perf.log"; share="n/a"; }
+      SHARES[$b]+="$share "
+    done
+  done
+  rm -rf "$d/out" "$d/perf.data"
+  local outside="n/a" before="n/a"
+  for b in "${bins[@]}"; do printf '%s\n' ${SHARES[$b]} >"$d/shares.$b"; done
+  [[ ${SHARES[thumbs]} != *n/a* ]] && outside=$(median "$d/shares.thumbs")
+  [[ -n ${SHARES[before]:-} && ${SHARES[before]} != *n/a* ]] && before=$(median "$d/shares.before")
+  say "  thumbs, % of CPU outside the decoder, each profile: ${SHARES[thumbs]}"
+  md "thumbs: **$outside%** of its CPU outside the decoder (target <= 33.3); each profile: ${SHARES[thumbs]}"
+  if [[ -n ${SHARES[before]:-} ]]; then
+    say "  before (${THUMBS_BEFORE_BIN##*/.build/}), each profile: ${SHARES[before]}"
+    md "before (${THUMBS_BEFORE_BIN##*/.build/}): $before%; each profile: ${SHARES[before]}"
+    record outside before_pct "$before"
+  fi
+  record outside pct "$outside"
+  verdict "outside: CPU share outside the decoder (%)" "$outside" le 33.3
 }
 
 # Look-alike recall and false pairs (issue 11): bench/lookalikes.py makes
@@ -2162,7 +2216,7 @@ SECTIONS=()
 for a in "$@"; do
   case $a in
   all) SECTIONS+=("${ALL_SECTIONS[@]}"); [[ ${BENCH_SCALE:-0} == 1 ]] && SECTIONS+=(scale) ;;
-  speed | progressive | progdc | quarter | progmem | srgb | p3 | rotated | sizes | placeholders | quality | memory | tiff | list | lists | rerun | scale | lookalikes | listmem | heic | video | raw | camera) SECTIONS+=("$a") ;;
+  speed | outside | progressive | progdc | quarter | progmem | srgb | p3 | rotated | sizes | placeholders | quality | memory | tiff | list | lists | rerun | scale | lookalikes | listmem | heic | video | raw | camera) SECTIONS+=("$a") ;;
   mergescale) SECTIONS+=(merge_scale) ;;
   -h | --help) usage ;;
   *) echo "unknown section: $a" >&2; usage ;;
