@@ -219,7 +219,9 @@ struct ItemProcessor: Sendable {
     /// plan reads only some ranges (`partialRead`), stream those through the
     /// hash; else every byte; holding none, and stopping for a signal. The
     /// decoders read the file again by ranges (`ImageSource`), from the
-    /// page cache as a rule.
+    /// page cache as a rule, except the one range the first plan takes into
+    /// memory whole (a JPEG's bytes): the hash reads it into a buffer of
+    /// `buffers`, and the decoder is served from there (`SourceFile.keep`).
     private func withSource(
         _ item: SourceItem, path: String, reading: SourceReading,
         _ body: (SourceBytes, String, DecodePlan?) async -> ManifestItem
