@@ -249,21 +249,28 @@ struct ItemProcessor: Sendable {
         var first: DecodePlan?
         var ranges: ReadRanges?
         var wholeSize: Int?
+        // A source no entry plans (or whose planning fails) is hashed
+        // whole, and the decode plans it again to fail it as before.
+        let settings = self.settings, decodeLimits = self.limits
+        let format: String? = sniffed == "unknown" ? nil : sniffed
+        let decoders = self.decoders
+        func planFirst() async -> DecodePlan? {
+            try? await decoders.run { () throws(ItemError) -> DecodePlan in
+                try DecoderList.standard.plan(.file(file), format: format, settings: settings, limits: decodeLimits)
+            }
+        }
         switch reading {
         case .whole:
+            // Planned too, for the range its decoder reads into memory
+            // (`keeping`); the file is read whole all the same.
+            first = await planFirst()
             _ = file.takeRecordedReads()
         case .prefix(let size):
             _ = file.takeRecordedReads()
             ranges = ReadRanges([0..<file.size])
             wholeSize = size
         case .asPlanned:
-            // A source no entry plans (or whose planning fails) is hashed
-            // whole, and the decode plans it again to fail it as before.
-            let settings = self.settings, limits = self.limits
-            let format: String? = sniffed == "unknown" ? nil : sniffed
-            first = try? await decoders.run { () throws(ItemError) -> DecodePlan in
-                try DecoderList.standard.plan(.file(file), format: format, settings: settings, limits: limits)
-            }
+            first = await planFirst()
             let read = file.takeRecordedReads()
             if let first { ranges = Self.partialRead(first, file: file, planning: read) }
         }

@@ -20,6 +20,17 @@ final class ReadOnceTests: TemporaryFolderTestCase {
     /// for the hash and again for the DC decode; the record's sha256 is the
     /// file's and the thumbnail is made.
     func testAJPEGIsReadOnceForItsHashAndItsDecode() async throws {
+        try await readOnce(wholeFiles: false)
+    }
+
+    /// The same with `--whole-files`, which reads every source whole (as a
+    /// list's whole download is): planned first all the same, so that its
+    /// decoder's range is kept.
+    func testWithWholeFilesAJPEGIsReadOnceToo() async throws {
+        try await readOnce(wholeFiles: true)
+    }
+
+    private func readOnce(wholeFiles: Bool) async throws {
         let made = TestImages.write(root + "/photo.jpg", width: 2400, height: 1800, options: "[Q=95,strip]")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: made))
         XCTAssertGreaterThan(bytes.count, 3 * SourceFile.prefixLength, "a file well past the first read")
@@ -30,7 +41,10 @@ final class ReadOnceTests: TemporaryFolderTestCase {
             if read == path { total.withLock { $0 += range.count } }
         })
         _ = try await SourceReadHook.$current.withValue(hook) {
-            try await runThumbs([root + "/in"], out: root + "/out") { $0.size([256]) }
+            try await runThumbs([root + "/in"], out: root + "/out") { options in
+                options.size([256])
+                options.wholeFiles = wholeFiles
+            }
         }
         let item = try XCTUnwrap(try readManifest(root + "/out").item("photo.jpg"))
         XCTAssertEqual(item.status, .ok)
