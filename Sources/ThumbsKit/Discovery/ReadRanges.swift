@@ -31,4 +31,9 @@ struct ReadRanges: Sendable, Equatable {
 
     /// The bytes the ranges cover.
     var count: Int { ranges.reduce(0) { $0 + $1.count } }
+
+    /// Whether one of the ranges holds all of `range`.
+    func covers(_ range: Range<Int>) -> Bool {
+        ranges.contains { $0.lowerBound <= range.lowerBound && range.upperBound <= $0.upperBound }
+    }
 }

@@ -101,8 +101,7 @@ public final class SourceBytes: @unchecked Sendable {
     ) throws(ItemError) {
         let size = file.size
         var hash = SHA256Hex.Stream()
-        var keeper = Keeper(keeping.flatMap { kept in ranges.ranges.contains { $0.lowerBound <= kept.lowerBound && kept.upperBound <= $0.upperBound } ? kept : nil },
-                            pool: pool, size: size)
+        var keeper = Keeper(keeping.flatMap { ranges.covers($0) ? $0 : nil }, pool: pool, size: size)
         defer { keeper.discard() }
         func number(_ value: Int) {
             withUnsafeBytes(of: UInt64(value).bigEndian) { hash.update($0) }
@@ -165,7 +164,7 @@ public final class SourceBytes: @unchecked Sendable {
     /// (`keeping`), and that buffer; empty when nothing is kept (no range,
     /// no pool, or a range larger than `SourceBufferPool.largest`).
     private struct Keeper {
-        private(set) var range: Range<Int>?
+        private var range: Range<Int>?
         private var buffer: UnsafeMutableRawBufferPointer?
         private let pool: SourceBufferPool?
 

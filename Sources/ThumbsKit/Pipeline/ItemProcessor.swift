@@ -320,7 +320,7 @@ struct ItemProcessor: Sendable {
     static func reads(_ plan: DecodePlan, within read: ReadRanges) -> Bool {
         guard case .ranges(let planned) = plan.reads else { return false }
         return planned.allSatisfy { range in
-            range.isEmpty || read.ranges.contains { $0.lowerBound <= range.lowerBound && range.upperBound <= $0.upperBound }
+            range.isEmpty || read.covers(range)
         }
     }
 
