@@ -2211,7 +2211,8 @@ section_merge_scale() {
 SECTIONS=()
 # BENCH_SECTIONS=heic,video,raw make bench: the sections, when none are named
 # on the command line (make bench names none).
-(($#)) || set -- ${BENCH_SECTIONS//,/ }
+named=${BENCH_SECTIONS:-}
+(($#)) || set -- ${named//,/ }
 (($#)) || set -- all
 for a in "$@"; do
   case $a in
