@@ -119,10 +119,12 @@ int shim_webpsave(VipsImage *in, void **buf, size_t *len, int quality, int strip
 int shim_avifsave(VipsImage *in, void **buf, size_t *len, int quality, int strip);
 int shim_pngsave(VipsImage *in, void **buf, size_t *len, int strip);
 
-/// The placeholders' box sums of a W×H image of `bands` 8-bit bands, for a
-/// w×h reduction (box_sums.c): `sums` holds w·h·5 values (alpha-weighted R,
-/// G, B, the alpha sum, the count). 0, or -1 for bad arguments.
-int shim_box_sums(const uint8_t *src, int W, int H, int bands, int w, int h, int64_t *sums);
+/// The placeholders' box reduction of a W×H image of `bands` 8-bit bands to
+/// w×h (box_reduce.c): each output pixel the rounded (half up) mean of the
+/// source pixels that land on it, colour weighted by alpha. `out` holds
+/// w·h·3 bytes (RGB), or w·h·4 (RGBA) when `bands` is 2 or 4. 0, or -1
+/// for bad arguments (W < w, H < h, H > 2^24) or no memory.
+int shim_box_reduce(const uint8_t *src, int W, int H, int bands, int w, int h, uint8_t *out);
 
 /// What shim_jpeg_encode_memory returns for an image it leaves to libvips.
 #define SHIM_JPEG_ENCODE_NOT_MINE 1

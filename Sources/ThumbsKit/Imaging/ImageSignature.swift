@@ -63,36 +63,13 @@ enum SignatureMaker {
               let data = vips_image_get_data(image.pointer)
         else { return nil }
         let hasAlpha = bands == 2 || bands == 4
-        // Per output pixel: alpha-weighted R, G, B, the alpha sum, the count
-        // (box_sums.c; an opaque source weighs every pixel 255). Whole
-        // numbers, so the sums are exact.
-        var sums = [Int](repeating: 0, count: w * h * 5)
-        let summed = sums.withUnsafeMutableBufferPointer { sums in
-            sums.withMemoryRebound(to: Int64.self) { sums in
-                shim_box_sums(data.assumingMemoryBound(to: UInt8.self), Int32(W), Int32(H), Int32(bands), Int32(w), Int32(h), sums.baseAddress)
-            }
-        }
-        guard summed == 0 else { return nil }
+        // Rounded half up in whole numbers, one output row at a time
+        // (box_reduce.c; an opaque source weighs every pixel 255).
         var bytes = [UInt8](repeating: 0, count: w * h * (hasAlpha ? 4 : 3))
-        let step = hasAlpha ? 4 : 3
-        sums.withUnsafeBufferPointer { sums in
-            bytes.withUnsafeMutableBufferPointer { bytes in
-                // Each value rounded half up, in whole numbers: ⌊(2s + a) / 2a⌋
-                // is what rounding s / a in Double gives, because a quotient
-                // of whole numbers below 2^40 is never within Double's error
-                // of a half.
-                for i in 0..<(w * h) {
-                    let o = i * 5, alpha = sums[o + 3]
-                    for c in 0..<3 {
-                        bytes[i * step + c] = alpha > 0 ? UInt8(min(255, (2 * sums[o + c] + alpha) / (2 * alpha))) : 0
-                    }
-                    if hasAlpha {
-                        let count = max(1, sums[o + 4])
-                        bytes[i * step + 3] = UInt8(min(255, (2 * alpha + count) / (2 * count)))
-                    }
-                }
-            }
+        let reduced = bytes.withUnsafeMutableBufferPointer { bytes in
+            shim_box_reduce(data.assumingMemoryBound(to: UInt8.self), Int32(W), Int32(H), Int32(bands), Int32(w), Int32(h), bytes.baseAddress)
         }
+        guard reduced == 0 else { return nil }
         return PixelBuffer(width: w, height: h, layout: hasAlpha ? .rgba : .rgb, bytes: bytes)
     }
 

@@ -22,23 +22,28 @@ public enum AverageColour {
     /// The average as three sRGB codes.
     public static func average(of pixels: PixelBuffer) -> (red: UInt8, green: UInt8, blue: UInt8) {
         let c = pixels.layout.channels
-        var sums = (weighted: [Double](repeating: 0, count: 3), plain: [Double](repeating: 0, count: 3))
+        // The six sums as locals, not arrays: an array element written in
+        // the loop is checked for a unique buffer at every write.
+        var weighted = SIMD4<Double>.zero, plain = SIMD4<Double>.zero
         var totalWeight = 0.0
-        pixels.bytes.withUnsafeBufferPointer { px in
-            for i in 0..<pixels.pixelCount {
-                let o = i * c
-                let weight = c == 4 ? Double(px[o + 3]) / 255 : 1
-                totalWeight += weight
-                for k in 0..<3 {
-                    let value = linearTable[Int(px[o + (c == 1 ? 0 : k)])]
-                    sums.weighted[k] += weight * value
-                    sums.plain[k] += value
+        let table = linearTable
+        table.withUnsafeBufferPointer { table in
+            pixels.bytes.withUnsafeBufferPointer { px in
+                for i in 0..<pixels.pixelCount {
+                    let o = i * c
+                    let weight = c == 4 ? Double(px[o + 3]) / 255 : 1
+                    totalWeight += weight
+                    let value = c == 1
+                        ? SIMD4<Double>(repeating: table[Int(px[o])])
+                        : SIMD4<Double>(table[Int(px[o])], table[Int(px[o + 1])], table[Int(px[o + 2])], 0)
+                    weighted += SIMD4<Double>(repeating: weight) * value
+                    plain += value
                 }
             }
         }
         let means = totalWeight > 0
-            ? sums.weighted.map { $0 / totalWeight }
-            : sums.plain.map { $0 / Double(pixels.pixelCount) }
+            ? (0..<3).map { weighted[$0] / totalWeight }
+            : (0..<3).map { plain[$0] / Double(pixels.pixelCount) }
         return (encode(means[0]), encode(means[1]), encode(means[2]))
     }
 

@@ -106,49 +106,44 @@ public enum BlurHash {
 
     /// Up to four components of one row `yc` (the `xcs`, one to four): the
     /// image projected on cos(πx·xc/w)·cos(πy·yc/h), summed in float row by
-    /// row as the C code does, all four in one pass over the pixels. Each
-    /// component's sums take its products in the C code's order with its
-    /// expressions, so they are the same bits as one component at a time;
-    /// the twelve sums are independent, so the processor overlaps their
-    /// additions (one at a time, each add waited on the one before). Lanes
-    /// beyond `xcs.count` repeat the first and are not returned.
+    /// row as the C code does, all four in one pass over the pixels as the
+    /// lanes of SIMD4s. Each lane takes its products in the C code's order
+    /// with its expressions (`basis = cosX · cosY`, then `sum += basis ·
+    /// linear`), element by element (IEEE, no fused multiply-add), so the
+    /// sums are the same bits as one component at a time
+    /// (PlaceholderSumsTests). Lanes beyond `xcs.count` repeat the first and
+    /// are not returned.
     static func multiplyBasisFunctions(_ xcs: [Int], _ yc: Int, cosX: [[Float]], cosY: [Float],
-                                               linear: (r: [Float], g: [Float], b: [Float])) -> [(r: Float, g: Float, b: Float)] {
+                                       linear: (r: [Float], g: [Float], b: [Float])) -> [(r: Float, g: Float, b: Float)] {
         let w = cosX[0].count, h = cosY.count
-        var r0: Float = 0, g0: Float = 0, b0: Float = 0, r1: Float = 0, g1: Float = 0, b1: Float = 0
-        var r2: Float = 0, g2: Float = 0, b2: Float = 0, r3: Float = 0, g3: Float = 0, b3: Float = 0
-        let lanes = (0..<4).map { k in cosX[k < xcs.count ? xcs[k] : xcs[0]] }
-        lanes[0].withUnsafeBufferPointer { c0 in
-            lanes[1].withUnsafeBufferPointer { c1 in
-                lanes[2].withUnsafeBufferPointer { c2 in
-                    lanes[3].withUnsafeBufferPointer { c3 in
-                        linear.r.withUnsafeBufferPointer { lr in
-                            linear.g.withUnsafeBufferPointer { lg in
-                                linear.b.withUnsafeBufferPointer { lb in
-                                    for y in 0..<h {
-                                        let row = y * w, fy = cosY[y]
-                                        for x in 0..<w {
-                                            let vr = lr[row + x], vg = lg[row + x], vb = lb[row + x]
-                                            let basis0 = c0[x] * fy, basis1 = c1[x] * fy
-                                            let basis2 = c2[x] * fy, basis3 = c3[x] * fy
-                                            r0 += basis0 * vr; g0 += basis0 * vg; b0 += basis0 * vb
-                                            r1 += basis1 * vr; g1 += basis1 * vg; b1 += basis1 * vb
-                                            r2 += basis2 * vr; g2 += basis2 * vg; b2 += basis2 * vb
-                                            r3 += basis3 * vr; g3 += basis3 * vg; b3 += basis3 * vb
-                                        }
-                                    }
-                                }
+        // The four lanes' cosines side by side, x by x.
+        var lanes = [SIMD4<Float>](repeating: .zero, count: w)
+        for k in 0..<4 {
+            let c = cosX[k < xcs.count ? xcs[k] : xcs[0]]
+            for x in 0..<w { lanes[x][k] = c[x] }
+        }
+        var r = SIMD4<Float>.zero, g = SIMD4<Float>.zero, b = SIMD4<Float>.zero
+        lanes.withUnsafeBufferPointer { lanes in
+            linear.r.withUnsafeBufferPointer { lr in
+                linear.g.withUnsafeBufferPointer { lg in
+                    linear.b.withUnsafeBufferPointer { lb in
+                        for y in 0..<h {
+                            let row = y * w, fy = SIMD4<Float>(repeating: cosY[y])
+                            for x in 0..<w {
+                                let basis = lanes[x] * fy
+                                r += basis * SIMD4<Float>(repeating: lr[row + x])
+                                g += basis * SIMD4<Float>(repeating: lg[row + x])
+                                b += basis * SIMD4<Float>(repeating: lb[row + x])
                             }
                         }
                     }
                 }
             }
         }
-        let sums = [(r0, g0, b0), (r1, g1, b1), (r2, g2, b2), (r3, g3, b3)]
         return xcs.indices.map { k in
             let normalisation: Float = (xcs[k] == 0 && yc == 0) ? 1 : 2
             let scale = normalisation / Float(w * h)
-            return (sums[k].0 * scale, sums[k].1 * scale, sums[k].2 * scale)
+            return (r[k] * scale, g[k] * scale, b[k] * scale)
         }
     }
 
