@@ -37,8 +37,9 @@
 #   MAKE_CORPUS  corpus script [../shared/bench/make-corpus.sh]
 #   HEIC_N, VIDEO_N, RAW_N  files in the archive corpora [12, 9, 12]
 #   HEIC_DIR     a folder of real phone HEICs (*.heic, *.HEIC; kept out of the
-#                repository): the heic section also times them at SIZE and
-#                BIG px (heic-real, heic-real-big) []
+#                repository) the heic section also times at SIZE and BIG px
+#                (heic-real, heic-real-big); unset, bench/heic-real.txt's 12
+#                iPhone HEICs, fetched into bench-out/heic-real-src []
 #   QUARTER_N    photos at 2000x1500 in the quarter section [30]
 #   CAMERA_MIRRORS  git copies the camera section fetches its files from
 #                before it tries GitHub [/work/.mirror]
@@ -1025,30 +1026,38 @@ section_heic() {
     "$HEIC_N HEICs 4000x3000 with a 320 px thumbnail (heif-enc -q 50 -t 320, x265 preset veryfast) -> ${SIZE} px, two at a time"
   archive_section heic heic "$HEIC_N" heic vipsthumbnail 1.0 \
     "$HEIC_N HEICs 4000x3000 without a thumbnail (heif-enc -q 50) -> ${SIZE} px, two at a time"
-  [[ -n ${HEIC_DIR:-} ]] && heic_real_sections
+  heic_real_sections
   return 0
 }
 
-# heic_real_sections: the phone HEICs of HEIC_DIR, copied once to
+# heic_real_sections: the phone HEICs of HEIC_DIR (else of
+# bench/heic-real.txt, fetched), copied once to
 # bench-out/corpus-heic-real (as photo_NN.heic: the peers' glob is one
 # extension), at SIZE px (their embedded thumbnail serves) and at BIG px
 # (the primary image: issue 38, part 5, asks >= 1.15x vipsthumbnail within
 # 200 MiB at --jobs 2).
 heic_real_sections() {
-  local dir=$OUT/corpus-heic-real f i=0
+  local dir=$OUT/corpus-heic-real f i=0 from=${HEIC_DIR:-} label="HEIC_DIR"
   local files=()
-  for f in "$HEIC_DIR"/*; do [[ $f == *.[hH][eE][iI][cCfF] ]] && files+=("$f"); done
+  if [[ -z $from ]]; then
+    # No HEIC_DIR: bench/heic-real.txt's iPhone HEICs, fetched once (from
+    # CAMERA_MIRRORS' git copies, else GitHub) and checked by sha256.
+    from=$OUT/heic-real-src label="bench/heic-real.txt"
+    FETCH_EXT=heic bash "$BENCH/fetch_camera_previews.sh" "$from" "$BENCH/heic-real.txt" >/dev/null 2>"$OUT/heic-real-fetch.log" ||
+      say "  heic-real: some of bench/heic-real.txt could not be had (bench-out/heic-real-fetch.log)"
+  fi
+  for f in "$from"/*; do [[ $f == *.[hH][eE][iI][cCfF] ]] && files+=("$f"); done
   if ((${#files[@]} == 0)); then
-    say "  heic-real: no *.heic in HEIC_DIR=$HEIC_DIR -- n/a"
+    say "  heic-real: no *.heic in $from -- n/a"
     verdict "heic-real-big: thumbs / vipsthumbnail" n/a ge 1.15; return 0
   fi
   rm -rf "$dir"; mkdir -p "$dir"
   for f in "${files[@]}"; do i=$((i + 1)); cp "$f" "$dir/$(printf photo_%02d.heic "$i")"; done
   archive_dir_section heic-real "$dir" "$i" heic vipsthumbnail 1.15 \
-    "$i phone HEICs of HEIC_DIR (their embedded thumbnails) -> ${SIZE} px, two at a time"
+    "$i phone HEICs of $label (their embedded thumbnails) -> ${SIZE} px, two at a time"
   local SIZE=$BIG ARCH_RSS=200
   archive_dir_section heic-real-big "$dir" "$i" heic vipsthumbnail 1.15 \
-    "$i phone HEICs of HEIC_DIR (the primary image) -> ${BIG} px, two at a time"
+    "$i phone HEICs of $label (the primary image) -> ${BIG} px, two at a time"
 }
 
 section_video() {

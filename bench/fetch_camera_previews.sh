@@ -10,8 +10,9 @@
 # (CAMERA_MIRRORS, default /work/.mirror: OWNER+NAME/repo as the fetch tool
 # leaves them, or a NAME clone), else downloaded from GitHub at its commit.
 # The name in DIR is the path's file name, URL-decoded, with every character
-# but letters, digits, '.', '_' and '-' made '_', and its extension .jpg. Exit status 1 when a file
-# could not be had (the others are still fetched).
+# but letters, digits, '.', '_' and '-' made '_', and its extension .jpg
+# (FETCH_EXT: heic for bench/heic-real.txt's phone HEICs). Exit status 1 when
+# a file could not be had (the others are still fetched).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${1:-${TMPDIR:-/tmp}/thumbs-camera-previews}
@@ -37,7 +38,7 @@ while read -r repo commit path sha size corpus _; do
   raw=$(urldecode "$path")
   name=${raw##*/}
   name=${name//[^A-Za-z0-9._-]/_}
-  name=${name%.*}.jpg # one extension (.JPG, .jpeg): the peers' glob is *.jpg
+  name=${name%.*}.${FETCH_EXT:-jpg} # one extension (.JPG, .jpeg): the peers' glob is *.jpg
   out=$dir/$name
   if [[ -f $out ]] && echo "$sha  $out" | sha256sum -c --quiet - >/dev/null 2>&1; then echo "$name"; continue; fi
   if ! from_mirror "$repo" "$commit" "$raw" "$out.tmp" &&
