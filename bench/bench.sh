@@ -88,8 +88,11 @@ pick_python || true
 TOOL=("$PY" "$BENCH/benchtool.py")
 
 ALL_SECTIONS=(speed outside progressive progdc quarter progmem srgb p3 rotated sizes placeholders quality memory tiff list lists rerun heic video raw camera)
+# Sections that run only when named (scale also with BENCH_SCALE=1 in all).
+NAMED_SECTIONS=(scale lookalikes listmem)
 usage() {
-  echo "usage: bash bench/bench.sh [all|${ALL_SECTIONS[*]// /|}|scale]..." >&2
+  local IFS='|'
+  echo "usage: bash bench/bench.sh [all|${ALL_SECTIONS[*]}|${NAMED_SECTIONS[*]}|mergescale]..." >&2
   exit 2
 }
 
@@ -2226,10 +2229,14 @@ named=${BENCH_SECTIONS:-}
 for a in "$@"; do
   case $a in
   all) SECTIONS+=("${ALL_SECTIONS[@]}"); [[ ${BENCH_SCALE:-0} == 1 ]] && SECTIONS+=(scale) ;;
-  speed | outside | progressive | progdc | quarter | progmem | srgb | p3 | rotated | sizes | placeholders | quality | memory | tiff | list | lists | rerun | scale | lookalikes | listmem | heic | video | raw | camera) SECTIONS+=("$a") ;;
   mergescale) SECTIONS+=(merge_scale) ;;
   -h | --help) usage ;;
-  *) echo "unknown section: $a" >&2; usage ;;
+  *)
+    # One list of the sections: ALL_SECTIONS and NAMED_SECTIONS.
+    known=0
+    for listed in "${ALL_SECTIONS[@]}" "${NAMED_SECTIONS[@]}"; do [[ $a == "$listed" ]] && known=1; done
+    ((known)) || { echo "unknown section: $a" >&2; usage; }
+    SECTIONS+=("$a") ;;
   esac
 done
 is_num "$ROUNDS" && ((ROUNDS >= 1)) || { echo "ROUNDS must be a positive integer" >&2; exit 2; }
