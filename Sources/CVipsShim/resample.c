@@ -53,9 +53,11 @@ static double lanczos3(double x) {
     return LOBES * sin(px) * sin(px / LOBES) / (px * px);
 }
 
-/* The taps from in_size samples to out_size; 0, or -1 without memory. */
-static int taps_compute(taps *t, int in_size, int out_size) {
-    double scale = (double) in_size / out_size;
+/* The taps from the window [start, start + span) of in_size samples (in
+ * input samples; it may reach past either edge, where the filter is cut
+ * and renormalised as at any edge) to out_size; 0, or -1 without memory. */
+static int taps_compute_window(taps *t, int in_size, double start, double span, int out_size) {
+    double scale = span / out_size;
     double filter_scale = scale < 1.0 ? 1.0 : scale;
     double support = LOBES * filter_scale;
     int stride = (int) ceil(support) * 2 + 1;
@@ -70,7 +72,7 @@ static int taps_compute(taps *t, int in_size, int out_size) {
         return -1;
     }
     for (int i = 0; i < out_size; i++) {
-        double centre = (i + 0.5) * scale;
+        double centre = start + (i + 0.5) * scale;
         int lo = (int) floor(centre - support + 0.5);
         int hi = (int) floor(centre + support + 0.5);
         if (lo < 0)
@@ -80,8 +82,9 @@ static int taps_compute(taps *t, int in_size, int out_size) {
         if (hi - lo > stride)
             hi = lo + stride;
         if (hi <= lo) {
-            /* Cannot happen for a centre inside the image; keep one tap. */
-            lo = (int) centre < in_size ? (int) centre : in_size - 1;
+            /* Only for a centre outside the image (a window past an edge):
+             * the nearest sample. */
+            lo = centre < 0 ? 0 : (int) centre < in_size ? (int) centre : in_size - 1;
             hi = lo + 1;
         }
         int n = hi - lo;
@@ -106,6 +109,11 @@ static int taps_compute(taps *t, int in_size, int out_size) {
     }
     free(exact);
     return 0;
+}
+
+/* The taps from in_size samples to out_size: the window of them all. */
+static int taps_compute(taps *t, int in_size, int out_size) {
+    return taps_compute_window(t, in_size, 0, in_size, out_size);
 }
 
 /* The last taps each thread made, by sizes. A folder of photos of one size
@@ -306,13 +314,16 @@ static taps taps_from(const taps *t, int from) {
     return view;
 }
 
-int shim_resample_u8(const uint8_t *in, int in_w, int in_h, int bands,
-                     uint8_t *out, int out_w, int out_h) {
-    if (!in || !out || bands < 1 || bands > 4 || in_w < 1 || in_h < 1 || out_w < 1 ||
-        out_h < 1 || out_w > in_w || out_h > in_h)
-        return -1;
+/* Both passes of shim_resample_u8 and shim_resample_window_u8, with taps
+ * that `taps_for` makes (rows: 0, columns: 1). `rows_kept`, `columns_kept`:
+ * that side keeps every input sample as it is, and its pass is left out. */
+typedef int (*taps_maker)(taps *t, int axis, const void *context);
+
+static int resample_passes(const uint8_t *in, int in_w, int in_h, int bands, uint8_t *out, int out_w,
+                           int out_h, int rows_kept, int columns_kept, taps_maker taps_for,
+                           const void *context) {
     const size_t b = (size_t) bands;
-    if (out_w == in_w && out_h == in_h) {
+    if (rows_kept && columns_kept) {
         memcpy(out, in, (size_t) in_w * (size_t) in_h * b);
         return 0;
     }
@@ -323,9 +334,9 @@ int shim_resample_u8(const uint8_t *in, int in_w, int in_h, int bands,
     /* Accumulators for the longer of the two passes' rows. */
     size_t acc_len = (size_t) (in_w > strip ? in_w : strip) * b;
     int32_t *acc = malloc(sizeof(int32_t) * acc_len);
-    if (!acc || taps_make(&rows, in_h, out_h))
+    if (!acc || (!rows_kept && taps_for(&rows, 0, context)))
         goto done;
-    if (out_w == in_w) {
+    if (columns_kept) {
         /* Rows only, straight into `out`. */
         rows_pass(in, (size_t) in_w * b, out, out_h, &rows, acc);
         status = 0;
@@ -338,18 +349,18 @@ int shim_resample_u8(const uint8_t *in, int in_w, int in_h, int bands,
     tall = malloc((size_t) in_w * (size_t) strip * b);
     turned = malloc((size_t) in_w * (size_t) strip * b);
     narrowed = malloc((size_t) out_w * (size_t) strip * b);
-    if (!tall || !turned || !narrowed || taps_make(&columns, in_w, out_w))
+    if (!tall || !turned || !narrowed || taps_for(&columns, 1, context))
         goto done;
     for (int r0 = 0; r0 < out_h; r0 += strip) {
         int n = out_h - r0 < strip ? out_h - r0 : strip;
         const uint8_t *source = in;
-        if (out_h != in_h) {
+        if (!rows_kept) {
             taps part = taps_from(&rows, r0);
             rows_pass(in, (size_t) in_w * b, tall, n, &part, acc);
         } else {
             source = in + (size_t) r0 * (size_t) in_w * b;
         }
-        transpose(out_h != in_h ? tall : source, in_w, n, bands, turned);
+        transpose(!rows_kept ? tall : source, in_w, n, bands, turned);
         rows_pass(turned, (size_t) n * b, narrowed, out_w, &columns, acc);
         transpose(narrowed, n, out_w, bands, out + (size_t) r0 * (size_t) out_w * b);
     }
@@ -363,6 +374,53 @@ done:
     taps_free(&rows);
     taps_free(&columns);
     return status;
+}
+
+typedef struct {
+    int in_w, in_h, out_w, out_h;
+} whole_sizes;
+
+static int whole_taps(taps *t, int axis, const void *context) {
+    const whole_sizes *z = context;
+    return axis == 0 ? taps_make(t, z->in_h, z->out_h) : taps_make(t, z->in_w, z->out_w);
+}
+
+int shim_resample_u8(const uint8_t *in, int in_w, int in_h, int bands,
+                     uint8_t *out, int out_w, int out_h) {
+    if (!in || !out || bands < 1 || bands > 4 || in_w < 1 || in_h < 1 || out_w < 1 ||
+        out_h < 1 || out_w > in_w || out_h > in_h)
+        return -1;
+    whole_sizes z = { in_w, in_h, out_w, out_h };
+    return resample_passes(in, in_w, in_h, bands, out, out_w, out_h, out_h == in_h, out_w == in_w,
+                           whole_taps, &z);
+}
+
+typedef struct {
+    int in_w, in_h, out_w, out_h;
+    double x0, y0, x1, y1;
+} window_sizes;
+
+static int window_taps(taps *t, int axis, const void *context) {
+    const window_sizes *z = context;
+    return axis == 0 ? taps_compute_window(t, z->in_h, z->y0, z->y1 - z->y0, z->out_h)
+                     : taps_compute_window(t, z->in_w, z->x0, z->x1 - z->x0, z->out_w);
+}
+
+/* A window at most this many times the image's side on each side of it:
+ * a registration moves a picture by a few per cent, not by its size. */
+#define WINDOW_REACH 1.0
+
+int shim_resample_window_u8(const uint8_t *in, int in_w, int in_h, int bands, double x0, double y0,
+                            double x1, double y1, uint8_t *out, int out_w, int out_h) {
+    if (!in || !out || bands < 1 || bands > 4 || in_w < 1 || in_h < 1 || out_w < 1 || out_h < 1 ||
+        out_w > 2 * in_w || out_h > 2 * in_h)
+        return -1;
+    if (!isfinite(x0) || !isfinite(y0) || !isfinite(x1) || !isfinite(y1) || x1 - x0 < 1 || y1 - y0 < 1 ||
+        x0 < -WINDOW_REACH * in_w || y0 < -WINDOW_REACH * in_h || x1 > (1 + WINDOW_REACH) * in_w ||
+        y1 > (1 + WINDOW_REACH) * in_h)
+        return -1;
+    window_sizes z = { in_w, in_h, out_w, out_h, x0, y0, x1, y1 };
+    return resample_passes(in, in_w, in_h, bands, out, out_w, out_h, 0, 0, window_taps, &z);
 }
 
 static void free_pixels(VipsImage *image, void *pixels) {

@@ -18,6 +18,16 @@
 int shim_resample_u8(const uint8_t *in, int in_w, int in_h, int bands,
                      uint8_t *out, int out_w, int out_h);
 
+/// The window [x0, x1) × [y0, y1) of interleaved 8-bit pixels (in input
+/// pixels, fractional, reaching at most the image's own size past an edge;
+/// past one, the filter is cut and renormalised as at any edge) resampled
+/// to exactly out_w × out_h (at most twice in_w × in_h). Both passes always
+/// run; the window of the whole image gives shim_resample_u8's pixels.
+/// Undoes a camera preview's known crop (JPEGPreviewCrops). Returns 0, or
+/// -1 for bad arguments or no memory.
+int shim_resample_window_u8(const uint8_t *in, int in_w, int in_h, int bands, double x0, double y0,
+                            double x1, double y1, uint8_t *out, int out_w, int out_h);
+
 /// Whether `image`'s pixels are held in one buffer of its own (band-packed
 /// rows at `image->data`), so that C code may read them without running a
 /// libvips pipeline: what resample.c, jpeg_encode.c and the in-memory

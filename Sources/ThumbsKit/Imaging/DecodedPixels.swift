@@ -1,5 +1,6 @@
 import CVips
 import CVipsShim
+import Foundation
 
 /// Decoded pixels: plain memory, not a libvips image, so a decode thread can
 /// hand them to the thread that resizes and encodes. The JPEG paths make
@@ -71,5 +72,27 @@ extension DecodedPixels {
         var taken = takePixels()
         taken.orientation = Int32(orientation)
         return DecodedPixels(taken, decoder: .jpegPreview)
+    }
+
+    /// The same pixels, at their own size, resampled from `window` of them
+    /// (shim_resample_window_u8): a camera preview's known crop undone
+    /// (`JPEGPreviewCrops`). Takes the pixels over when it succeeds; nil,
+    /// leaving this value as it was, when the window is refused or there is
+    /// no memory.
+    func resampled(from window: (x0: Double, y0: Double, x1: Double, y1: Double)) -> DecodedPixels? {
+        let (w, h, bands) = (decoded.width, decoded.height, Int(decoded.bands))
+        guard let pixels = decoded.pixels, w > 0, h > 0, w <= Int(Int32.max), h <= Int(Int32.max),
+              let out = malloc(w * h * bands)?.assumingMemoryBound(to: UInt8.self)
+        else { return nil }
+        guard shim_resample_window_u8(
+            pixels, Int32(w), Int32(h), Int32(bands), window.x0, window.y0, window.x1, window.y1, out, Int32(w), Int32(h)
+        ) == 0 else {
+            free(out)
+            return nil
+        }
+        var taken = takePixels()
+        free(taken.pixels)
+        taken.pixels = out
+        return DecodedPixels(taken, decoder: decoder)
     }
 }

@@ -133,6 +133,93 @@ final class ResampleTests: XCTestCase {
         XCTAssertNil(resample(input, 20, 10, bands: 5, to: 10, 5))
     }
 
+    private func resampleWindow(
+        _ input: [UInt8], _ w: Int, _ h: Int, bands: Int, window: (Double, Double, Double, Double), to ow: Int, _ oh: Int
+    ) -> [UInt8]? {
+        var output = [UInt8](repeating: 0, count: ow * oh * bands)
+        let status = input.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target in
+                shim_resample_window_u8(
+                    source.baseAddress, Int32(w), Int32(h), Int32(bands), window.0, window.1, window.2, window.3,
+                    target.baseAddress, Int32(ow), Int32(oh)
+                )
+            }
+        }
+        return status == 0 ? output : nil
+    }
+
+    /// Ramps: band 0 is 20 + x, band 1 is 30 + y, band 2 flat at 77.
+    private func ramps(width: Int, height: Int) -> [UInt8] {
+        var pixels = [UInt8](repeating: 77, count: width * height * 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                pixels[(y * width + x) * 3] = UInt8(20 + x)
+                pixels[(y * width + x) * 3 + 1] = UInt8(30 + y)
+            }
+        }
+        return pixels
+    }
+
+    /// A window's output sample i lies at window start + (i + 0.5) × its
+    /// step in input pixels, whose centres are at x + 0.5. Lanczos3 keeps a
+    /// linear ramp linear, so inside the image each output is the ramp's
+    /// value there, to rounding; a flat band stays exactly flat.
+    func testAWindowSamplesTheRampWhereItsMappingSays() throws {
+        let (w, h) = (200, 100)
+        let window = (10.5, 5.25, 190.5, 95.25)
+        let (ow, oh) = (150, 60)
+        let out = try XCTUnwrap(resampleWindow(ramps(width: w, height: h), w, h, bands: 3, window: window, to: ow, oh))
+        for j in 0..<oh {
+            for i in 0..<ow {
+                let x = window.0 + (Double(i) + 0.5) * (window.2 - window.0) / Double(ow) - 0.5
+                let y = window.1 + (Double(j) + 0.5) * (window.3 - window.1) / Double(oh) - 0.5
+                let at = (j * ow + i) * 3
+                XCTAssertEqual(Double(out[at]), 20 + x, accuracy: 0.51, "band 0 at \(i), \(j)")
+                XCTAssertEqual(Double(out[at + 1]), 30 + y, accuracy: 0.51, "band 1 at \(i), \(j)")
+                XCTAssertEqual(out[at + 2], 77)
+            }
+        }
+    }
+
+    /// A window that reaches past the edges (a preview that shows less than
+    /// the photo, stretched back over it): the filter is cut there and its
+    /// weights renormalised, so a flat band stays flat to the edge, and the
+    /// ramp holds inside.
+    func testAWindowPastTheEdgesKeepsFlatAreasFlat() throws {
+        let (w, h) = (200, 100)
+        let window = (-2.0, -1.5, 203.0, 101.0)
+        let out = try XCTUnwrap(resampleWindow(ramps(width: w, height: h), w, h, bands: 3, window: window, to: w, h))
+        for j in 0..<h {
+            for i in 0..<w {
+                XCTAssertEqual(out[(j * w + i) * 3 + 2], 77, "at \(i), \(j)")
+            }
+        }
+        for i in 10..<190 {
+            let x = window.0 + (Double(i) + 0.5) * 205 / 200 - 0.5
+            XCTAssertEqual(Double(out[(50 * w + i) * 3]), 20 + x, accuracy: 0.51, "band 0 at \(i)")
+        }
+    }
+
+    /// The window of the whole image is the plain resize, pixel for pixel.
+    func testTheWholeWindowIsThePlainResize() throws {
+        for (w, h, ow, oh) in [(640, 480, 256, 192), (37, 23, 37, 7), (300, 200, 300, 200)] {
+            let input = pattern(width: w, height: h, bands: 3)
+            let plain = try XCTUnwrap(resample(input, w, h, bands: 3, to: ow, oh))
+            let whole = try XCTUnwrap(resampleWindow(input, w, h, bands: 3, window: (0, 0, Double(w), Double(h)), to: ow, oh))
+            XCTAssertEqual(whole, plain, "\(w)x\(h) -> \(ow)x\(oh)")
+        }
+    }
+
+    func testAWindowRefusesBadArguments() {
+        let input = pattern(width: 20, height: 10, bands: 3)
+        XCTAssertNil(resampleWindow(input, 20, 10, bands: 3, window: (.nan, 0, 20, 10), to: 20, 10))
+        XCTAssertNil(resampleWindow(input, 20, 10, bands: 3, window: (0, 0, 0.5, 10), to: 20, 10))
+        XCTAssertNil(resampleWindow(input, 20, 10, bands: 3, window: (-25, 0, 20, 10), to: 20, 10))
+        XCTAssertNil(resampleWindow(input, 20, 10, bands: 3, window: (0, 0, 20, 25), to: 20, 10))
+        XCTAssertNil(resampleWindow(input, 20, 10, bands: 3, window: (0, 0, 20, 10), to: 41, 10))
+        XCTAssertNil(resampleWindow(input, 20, 10, bands: 5, window: (0, 0, 20, 10), to: 20, 10))
+    }
+
     func testImagesItDoesNotTakeAreLeftToLibvips() throws {
         let input = pattern(width: 64, height: 48, bands: 3)
         let memory = memoryImage(input, 64, 48, bands: 3)

@@ -18,7 +18,9 @@ import CVipsShim
 ///   orientation of its own but the photo's, and is within `--max-pixels`
 ///   (a Minolta preview whose first byte the camera wrote as 0x00 counts,
 ///   mended: `withSOI`).
-/// The cheapest such candidate (fewest pixels) serves. The item's `info` is
+/// The cheapest such candidate (fewest pixels) serves. A preview that some
+/// camera's firmware crops a little (`JPEGPreviewCrops`) is stretched back
+/// over the photo's frame once decoded. The item's `info` is
 /// the photo's (size, orientation): the manifest keeps the photo's size, and
 /// the renderer resizes the preview's pixels to the photo's geometry. The
 /// plan reads the preview's bytes only, and so does the item: it is hashed
@@ -64,10 +66,16 @@ struct JPEGPreviewDecoder: ImageDecoder {
         let paths = JPEGPathRule.candidates(jpeg: facts, shrink: shrink, keepMetadata: false, pixelBudget: DirectJPEG.memoryBudget)
         let decodePeak = (paths.first.map { facts.peakBytes(path: $0, shrink: shrink) } ?? facts.peakBytes(path: .libjpeg, shrink: shrink))
         let range = picture.range
+        let crop = JPEGPreviewCrops.crop(
+            make: listing.make, model: listing.model, photo: PixelSize(width: plans.storedSize.width, height: plans.storedSize.height),
+            preview: PixelSize(width: probed.width, height: probed.height)
+        )
         // From a file, the preview's bytes are held while it decodes, and a
-        // mended copy of them (`withSOI`) from a file or from memory.
+        // mended copy of them (`withSOI`) from a file or from memory; with a
+        // crop to undo, the decoded pixels twice.
         let repaired = picture.has(Int32(SHIM_EP_SOI_REPAIRED))
-        let held = (source.inMemory ? 0 : range.count) + (repaired ? range.count : 0)
+        let uncropped = crop == nil ? 0 : (probed.width / shrink + 1) * (probed.height / shrink + 1) * 3
+        let held = (source.inMemory ? 0 : range.count) + (repaired ? range.count : 0) + uncropped
         let budget = max(DirectJPEG.memoryBudget, decodePeak)
         let orientation = info.orientation
         return DecodePlan(
@@ -79,8 +87,13 @@ struct JPEGPreviewDecoder: ImageDecoder {
                     PreviewPathAttempts.decode(bytes, paths: paths, shrink: shrink, memoryBudget: budget)
                 }
             }
-            guard let decoded else { return nil }
+            guard var decoded else { return nil }
             try source.checkUnchanged()
+            if let crop {
+                let window = JPEGPreviewCrops.window(crop, decoded: PixelSize(width: decoded.width, height: decoded.height))
+                // Refused or out of memory: the preview as the camera cropped it.
+                decoded = decoded.resampled(from: window) ?? decoded
+            }
             return DecodedImage(
                 info: info, decoder: .jpegPreview, stage: .pixels(decoded.asJPEGPreview(orientation: orientation)), failOn: limits.failOn
             )
