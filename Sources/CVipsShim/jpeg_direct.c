@@ -20,10 +20,12 @@
  * (--fail-on) and gives its own messages.
  */
 #include "CVipsShim.h"
+#include "CVipsResample.h"
 #include "jpeg_dc.h"
 #include "jpeg_exif.h"
 #include "jpeg_prog.h"
 
+#include <limits.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -160,6 +162,23 @@ void shim_jpeg_pixels_free(shim_jpeg_pixels *decoded) {
     free(decoded->icc);
     decoded->pixels = NULL;
     decoded->icc = NULL;
+}
+
+int shim_jpeg_pixels_resample_window(shim_jpeg_pixels *decoded, double x0, double y0, double x1, double y1) {
+    if (!decoded || !decoded->pixels || decoded->width < 1 || decoded->height < 1 ||
+        decoded->width > INT_MAX || decoded->height > INT_MAX || decoded->bands < 1)
+        return -1;
+    int w = (int) decoded->width, h = (int) decoded->height;
+    unsigned char *out = malloc(decoded->width * decoded->height * (size_t) decoded->bands);
+    if (!out)
+        return -1;
+    if (shim_resample_window_u8(decoded->pixels, w, h, decoded->bands, x0, y0, x1, y1, out, w, h)) {
+        free(out);
+        return -1;
+    }
+    free(decoded->pixels);
+    decoded->pixels = out;
+    return 0;
 }
 
 static void free_pixels(VipsObject *object, void *pixels) {

@@ -254,6 +254,12 @@ VipsImage *shim_jpeg_pixels_image(shim_jpeg_pixels *decoded);
 /// Frees what the decode allocated and the image did not take.
 void shim_jpeg_pixels_free(shim_jpeg_pixels *decoded);
 
+/// Replaces `decoded`'s pixels with the window [x0, x1) × [y0, y1) of them
+/// resampled to their own size (shim_resample_window_u8): a camera
+/// preview's known crop undone (JPEGPreviewCrops). Returns 0, or -1 with
+/// the pixels left as they were (a window refused, no memory).
+int shim_jpeg_pixels_resample_window(shim_jpeg_pixels *decoded, double x0, double y0, double x1, double y1);
+
 // MARK: - Colour profiles: cached ICC -> sRGB transform (icc_fast.c)
 
 /// Transforms 8-bit interleaved pixels in place from the colour space of the

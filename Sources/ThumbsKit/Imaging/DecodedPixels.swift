@@ -1,6 +1,5 @@
 import CVips
 import CVipsShim
-import Foundation
 
 /// Decoded pixels: plain memory, not a libvips image, so a decode thread can
 /// hand them to the thread that resizes and encodes. The JPEG paths make
@@ -9,7 +8,8 @@ import Foundation
 /// frame): each fills a `shim_jpeg_pixels` (8-bit grey or RGB, malloc'd, an
 /// optional ICC profile and orientation) and names itself.
 ///
-/// `@unchecked Sendable`: nothing changes the pixels after the decode, and
+/// `@unchecked Sendable`: nothing changes the pixels after the decode (a
+/// preview's crop is undone by the decode itself: `resample(from:)`), and
 /// `image()` (which hands them to libvips) is called once, by the one task
 /// that owns the value at that point.
 final class DecodedPixels: @unchecked Sendable {
@@ -74,25 +74,12 @@ extension DecodedPixels {
         return DecodedPixels(taken, decoder: .jpegPreview)
     }
 
-    /// The same pixels, at their own size, resampled from `window` of them
-    /// (shim_resample_window_u8): a camera preview's known crop undone
-    /// (`JPEGPreviewCrops`). Takes the pixels over when it succeeds; nil,
-    /// leaving this value as it was, when the window is refused or there is
-    /// no memory.
-    func resampled(from window: (x0: Double, y0: Double, x1: Double, y1: Double)) -> DecodedPixels? {
-        let (w, h, bands) = (decoded.width, decoded.height, Int(decoded.bands))
-        guard let pixels = decoded.pixels, w > 0, h > 0, w <= Int(Int32.max), h <= Int(Int32.max),
-              let out = malloc(w * h * bands)?.assumingMemoryBound(to: UInt8.self)
-        else { return nil }
-        guard shim_resample_window_u8(
-            pixels, Int32(w), Int32(h), Int32(bands), window.x0, window.y0, window.x1, window.y1, out, Int32(w), Int32(h)
-        ) == 0 else {
-            free(out)
-            return nil
-        }
-        var taken = takePixels()
-        free(taken.pixels)
-        taken.pixels = out
-        return DecodedPixels(taken, decoder: decoder)
+    /// Resamples the pixels, at their own size, from `window` of them
+    /// (`shim_jpeg_pixels_resample_window`): a camera preview's known crop
+    /// undone (`JPEGPreviewCrops`), by the decode that made them, before
+    /// they are handed on. False, the pixels as they were, when the window
+    /// is refused or there is no memory.
+    func resample(from window: (x0: Double, y0: Double, x1: Double, y1: Double)) -> Bool {
+        shim_jpeg_pixels_resample_window(&decoded, window.x0, window.y0, window.x1, window.y1) == 0
     }
 }

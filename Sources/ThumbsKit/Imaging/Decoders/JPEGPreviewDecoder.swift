@@ -87,12 +87,12 @@ struct JPEGPreviewDecoder: ImageDecoder {
                     PreviewPathAttempts.decode(bytes, paths: paths, shrink: shrink, memoryBudget: budget)
                 }
             }
-            guard var decoded else { return nil }
+            guard let decoded else { return nil }
             try source.checkUnchanged()
             if let crop {
                 let window = JPEGPreviewCrops.window(crop, decoded: PixelSize(width: decoded.width, height: decoded.height))
                 // Refused or out of memory: the preview as the camera cropped it.
-                decoded = decoded.resampled(from: window) ?? decoded
+                _ = decoded.resample(from: window)
             }
             return DecodedImage(
                 info: info, decoder: .jpegPreview, stage: .pixels(decoded.asJPEGPreview(orientation: orientation)), failOn: limits.failOn
