@@ -72,7 +72,17 @@ static int taps_compute_window(taps *t, int in_size, double start, double span, 
         return -1;
     }
     for (int i = 0; i < out_size; i++) {
+        /* A centre past an edge (a window that reaches past it) is taken
+         * at the edge: past it, the cut filter could keep only lobes that
+         * sum to about zero, and renormalising them would blow the weights
+         * up (and the 32-bit sums over). At the edge, the half of the
+         * filter that is kept sums to about half. A whole-image window's
+         * centres are all inside: the same taps as before. */
         double centre = start + (i + 0.5) * scale;
+        if (centre < 0)
+            centre = 0;
+        if (centre > in_size)
+            centre = in_size;
         int lo = (int) floor(centre - support + 0.5);
         int hi = (int) floor(centre + support + 0.5);
         if (lo < 0)
@@ -82,9 +92,8 @@ static int taps_compute_window(taps *t, int in_size, double start, double span, 
         if (hi - lo > stride)
             hi = lo + stride;
         if (hi <= lo) {
-            /* Only for a centre outside the image (a window past an edge):
-             * the nearest sample. */
-            lo = centre < 0 ? 0 : (int) centre < in_size ? (int) centre : in_size - 1;
+            /* Cannot happen for a centre inside the image; keep one tap. */
+            lo = (int) centre < in_size ? (int) centre : in_size - 1;
             hi = lo + 1;
         }
         int n = hi - lo;

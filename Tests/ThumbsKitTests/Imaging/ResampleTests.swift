@@ -200,6 +200,23 @@ final class ResampleTests: XCTestCase {
         }
     }
 
+    /// Output samples whose centres lie past an edge (a window reaching far
+    /// past it) are the edge's: the filter is taken at the edge. Cut and
+    /// renormalised where it was, it kept lobes that summed to about zero
+    /// and gave weights in the millions (found by fuzzing, under UBSan: a
+    /// 32-bit sum overflowed).
+    func testAWindowFarPastAnEdgeGivesTheEdgesPixels() throws {
+        let (w, h) = (40, 10)
+        let window = (-35.0, 0.0, 5.0, 10.0)
+        let out = try XCTUnwrap(resampleWindow(ramps(width: w, height: h), w, h, bands: 3, window: window, to: w, h))
+        for j in 0..<h {
+            for i in 0..<34 {
+                XCTAssertEqual(Double(out[(j * w + i) * 3]), 20, accuracy: 1, "band 0 at \(i), \(j): the left edge")
+                XCTAssertEqual(out[(j * w + i) * 3 + 2], 77)
+            }
+        }
+    }
+
     /// The window of the whole image is the plain resize, pixel for pixel.
     func testTheWholeWindowIsThePlainResize() throws {
         for (w, h, ow, oh) in [(640, 480, 256, 192), (37, 23, 37, 7), (300, 200, 300, 200)] {
