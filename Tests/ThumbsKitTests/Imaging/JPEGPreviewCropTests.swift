@@ -65,21 +65,12 @@ final class JPEGPreviewCropTests: TemporaryFolderTestCase {
     private func decoded(_ path: String) async throws -> (width: Int, height: Int, decoder: DecodePath, rgb: [UInt8]) {
         var settings = OutputSettings()
         settings.sizes = [ThumbSize(width: 256, height: 256)]
-        let file = try SourceFile(path: path)
-        let format = try SourceHeader.read(file)?.format
-        let memory = MemoryBudget(capacity: 1 << 30)
-        let (image, reserved) = try await DecoderList.standard.decode(
-            file, format: format, settings: settings, limits: DecodeLimits(), memory: memory, pool: BlockingPool(threads: 1)
-        )
-        await memory.release(reserved)
-        guard case .pixels(let pixels) = image.stage, let vips = pixels.image() else {
-            XCTFail("no pixels")
-            return (0, 0, image.decoder, [])
-        }
+        let decoded = try await DecoderList.decodedPixels(path, settings)
+        let vips = try XCTUnwrap(decoded.image, "no pixels")
         var size = 0
         let bytes = try XCTUnwrap(vips_image_write_to_memory(vips.pointer, &size))
         defer { g_free(bytes) }
-        return (vips.width, vips.height, image.decoder, Array(UnsafeRawBufferPointer(start: bytes, count: size)))
+        return (vips.width, vips.height, decoded.decoder, Array(UnsafeRawBufferPointer(start: bytes, count: size)))
     }
 
     /// Where `values` (rising) cross 127.5, between samples, as a position

@@ -58,16 +58,10 @@ final class JPEGPreviewDecoderTests: TemporaryFolderTestCase {
 
     /// The decoded picture's mean of band 0 (red) and band 2 (blue).
     private func decodedColour(_ path: String, _ settings: OutputSettings) async throws -> (red: Double, blue: Double, decoder: DecodePath) {
-        let file = try SourceFile(path: path)
-        let format = try SourceHeader.read(file)?.format
-        let memory = MemoryBudget(capacity: 1 << 30)
-        let (image, reserved) = try await DecoderList.standard.decode(
-            file, format: format, settings: settings, limits: DecodeLimits(), memory: memory, pool: BlockingPool(threads: 1)
-        )
-        await memory.release(reserved)
-        guard case .pixels(let pixels) = image.stage, let vips = pixels.image() else {
+        let decoded = try await DecoderList.decodedPixels(path, settings)
+        guard let vips = decoded.image else {
             XCTFail("no pixels")
-            return (0, 0, image.decoder)
+            return (0, 0, decoded.decoder)
         }
         func mean(_ band: Int32) -> Double {
             var one: UnsafeMutablePointer<VipsImage>?
@@ -77,7 +71,7 @@ final class JPEGPreviewDecoderTests: TemporaryFolderTestCase {
             _ = shim_image_avg(one, &avg)
             return avg
         }
-        return (mean(0), mean(2), image.decoder)
+        return (mean(0), mean(2), decoded.decoder)
     }
 
     /// A Minolta DiMAGE's blue 600 x 400 preview as the camera wrote it, its
