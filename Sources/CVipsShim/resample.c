@@ -323,31 +323,27 @@ static taps taps_from(const taps *t, int from) {
     return view;
 }
 
-/* Both passes of shim_resample_u8 and shim_resample_window_u8, with taps
- * that `taps_for` makes (rows: 0, columns: 1). `rows_kept`, `columns_kept`:
- * that side keeps every input sample as it is, and its pass is left out. */
-typedef int (*taps_maker)(taps *t, int axis, const void *context);
-
+/* Both passes of shim_resample_u8 and shim_resample_window_u8, with the
+ * caller's taps; a side whose taps are NULL keeps every input sample as it
+ * is, and its pass is left out. */
 static int resample_passes(const uint8_t *in, int in_w, int in_h, int bands, uint8_t *out, int out_w,
-                           int out_h, int rows_kept, int columns_kept, taps_maker taps_for,
-                           const void *context) {
+                           int out_h, const taps *rows, const taps *columns) {
     const size_t b = (size_t) bands;
-    if (rows_kept && columns_kept) {
+    if (!rows && !columns) {
         memcpy(out, in, (size_t) in_w * (size_t) in_h * b);
         return 0;
     }
     int status = -1;
-    taps rows = {0}, columns = {0};
     const int strip = out_h < STRIP_ROWS ? out_h : STRIP_ROWS;
     uint8_t *tall = NULL, *turned = NULL, *narrowed = NULL;
     /* Accumulators for the longer of the two passes' rows. */
     size_t acc_len = (size_t) (in_w > strip ? in_w : strip) * b;
     int32_t *acc = malloc(sizeof(int32_t) * acc_len);
-    if (!acc || (!rows_kept && taps_for(&rows, 0, context)))
+    if (!acc)
         goto done;
-    if (columns_kept) {
+    if (!columns) {
         /* Rows only, straight into `out`. */
-        rows_pass(in, (size_t) in_w * b, out, out_h, &rows, acc);
+        rows_pass(in, (size_t) in_w * b, out, out_h, rows, acc);
         status = 0;
         goto done;
     }
@@ -358,19 +354,19 @@ static int resample_passes(const uint8_t *in, int in_w, int in_h, int bands, uin
     tall = malloc((size_t) in_w * (size_t) strip * b);
     turned = malloc((size_t) in_w * (size_t) strip * b);
     narrowed = malloc((size_t) out_w * (size_t) strip * b);
-    if (!tall || !turned || !narrowed || taps_for(&columns, 1, context))
+    if (!tall || !turned || !narrowed)
         goto done;
     for (int r0 = 0; r0 < out_h; r0 += strip) {
         int n = out_h - r0 < strip ? out_h - r0 : strip;
         const uint8_t *source = in;
-        if (!rows_kept) {
-            taps part = taps_from(&rows, r0);
+        if (rows) {
+            taps part = taps_from(rows, r0);
             rows_pass(in, (size_t) in_w * b, tall, n, &part, acc);
         } else {
             source = in + (size_t) r0 * (size_t) in_w * b;
         }
-        transpose(!rows_kept ? tall : source, in_w, n, bands, turned);
-        rows_pass(turned, (size_t) n * b, narrowed, out_w, &columns, acc);
+        transpose(rows ? tall : source, in_w, n, bands, turned);
+        rows_pass(turned, (size_t) n * b, narrowed, out_w, columns, acc);
         transpose(narrowed, n, out_w, bands, out + (size_t) r0 * (size_t) out_w * b);
     }
     status = 0;
@@ -380,18 +376,7 @@ done:
     free(tall);
     free(turned);
     free(narrowed);
-    taps_free(&rows);
-    taps_free(&columns);
     return status;
-}
-
-typedef struct {
-    int in_w, in_h, out_w, out_h;
-} whole_sizes;
-
-static int whole_taps(taps *t, int axis, const void *context) {
-    const whole_sizes *z = context;
-    return axis == 0 ? taps_make(t, z->in_h, z->out_h) : taps_make(t, z->in_w, z->out_w);
 }
 
 int shim_resample_u8(const uint8_t *in, int in_w, int in_h, int bands,
@@ -399,20 +384,16 @@ int shim_resample_u8(const uint8_t *in, int in_w, int in_h, int bands,
     if (!in || !out || bands < 1 || bands > 4 || in_w < 1 || in_h < 1 || out_w < 1 ||
         out_h < 1 || out_w > in_w || out_h > in_h)
         return -1;
-    whole_sizes z = { in_w, in_h, out_w, out_h };
-    return resample_passes(in, in_w, in_h, bands, out, out_w, out_h, out_h == in_h, out_w == in_w,
-                           whole_taps, &z);
-}
-
-typedef struct {
-    int in_w, in_h, out_w, out_h;
-    double x0, y0, x1, y1;
-} window_sizes;
-
-static int window_taps(taps *t, int axis, const void *context) {
-    const window_sizes *z = context;
-    return axis == 0 ? taps_compute_window(t, z->in_h, z->y0, z->y1 - z->y0, z->out_h)
-                     : taps_compute_window(t, z->in_w, z->x0, z->x1 - z->x0, z->out_w);
+    int status = -1;
+    taps rows = {0}, columns = {0};
+    if ((out_h != in_h && taps_make(&rows, in_h, out_h)) || (out_w != in_w && taps_make(&columns, in_w, out_w)))
+        goto done;
+    status = resample_passes(in, in_w, in_h, bands, out, out_w, out_h, out_h != in_h ? &rows : NULL,
+                             out_w != in_w ? &columns : NULL);
+done:
+    taps_free(&rows);
+    taps_free(&columns);
+    return status;
 }
 
 /* A window at most this many times the image's side on each side of it:
@@ -428,8 +409,15 @@ int shim_resample_window_u8(const uint8_t *in, int in_w, int in_h, int bands, do
         x0 < -WINDOW_REACH * in_w || y0 < -WINDOW_REACH * in_h || x1 > (1 + WINDOW_REACH) * in_w ||
         y1 > (1 + WINDOW_REACH) * in_h)
         return -1;
-    window_sizes z = { in_w, in_h, out_w, out_h, x0, y0, x1, y1 };
-    return resample_passes(in, in_w, in_h, bands, out, out_w, out_h, 0, 0, window_taps, &z);
+    int status = -1;
+    taps rows = {0}, columns = {0};
+    if (taps_compute_window(&rows, in_h, y0, y1 - y0, out_h) || taps_compute_window(&columns, in_w, x0, x1 - x0, out_w))
+        goto done;
+    status = resample_passes(in, in_w, in_h, bands, out, out_w, out_h, &rows, &columns);
+done:
+    taps_free(&rows);
+    taps_free(&columns);
+    return status;
 }
 
 static void free_pixels(VipsImage *image, void *pixels) {

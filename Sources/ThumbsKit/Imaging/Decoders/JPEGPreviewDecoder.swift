@@ -74,7 +74,7 @@ struct JPEGPreviewDecoder: ImageDecoder {
         // mended copy of them (`withSOI`) from a file or from memory; with a
         // crop to undo, the decoded pixels twice.
         let repaired = picture.has(Int32(SHIM_EP_SOI_REPAIRED))
-        let uncropped = crop == nil ? 0 : (probed.width / shrink + 1) * (probed.height / shrink + 1) * 3
+        let uncropped = crop == nil ? 0 : facts.decodedBytes(shrink: shrink)
         let held = (source.inMemory ? 0 : range.count) + (repaired ? range.count : 0) + uncropped
         let budget = max(DirectJPEG.memoryBudget, decodePeak)
         let orientation = info.orientation
