@@ -1332,9 +1332,30 @@ for it in json.load(open(sys.argv[1]))["items"]:
     sratio=$(camera_cpu_ratio camera-preview-served)
     rm -rf "$OUT/camera-preview-served"/out-* "$served" "$served_ref"
   fi
+  # What the worst-case PSNR target would cost (no target): the same files,
+  # with those whose preview scored under 25 dB above taken without their
+  # previews (so thumbs decodes their photos, as a rule refusing those
+  # previews would), against the DC decode of all of them in the same rounds.
+  local floor=$OUT/corpus-camera-floor25 floor_ratio="n/a" low=()
+  mapfile -t low < <(awk -F'|' 'NF > 8 && $8 ~ /^ *[0-9.]+ *$/ && $8 + 0 < 25 { gsub(/ /, "", $2); print $2 }' "$q")
+  if ((${#low[@]} > 0)); then
+    rm -rf "$floor"; mkdir -p "$floor"
+    for x in "$pre"/*.jpg; do ln "$x" "$floor/${x##*/}"; done
+    for f in "${low[@]}"; do
+      for x in "$ref/${f%.jpg}"{,_c[0-9][0-9]}.jpg; do [[ -f $x ]] && ln -f "$x" "$floor/${x##*/}"; done
+    done
+    SP_REF=$ref
+    speed_section camera-preview-floor25 "the same $n files$each, with the ${#low[@]} whose preview scored under 25 dB (${low[*]}) decoded without it, vs all of them with the previews removed -> ${SIZE} px (no target: what the worst-case PSNR target would cost)" \
+      "$floor" "$((n * c))" thumbs thumbs_ref
+    floor_ratio=$(camera_cpu_ratio camera-preview-floor25)
+    md "CPU per image with the previews removed / with only the previews under 25 dB removed: **$floor_ratio** (the row above's $ratio, had those previews been refused)"
+    md ""
+    rm -rf "$OUT/camera-preview-floor25"/out-* "$floor"
+  fi
   SP_REF="" SP_REF_LABEL=""
   verdict "camera-preview: CPU per image, DC / preview" "$ratio" ge 5
   printf '  %-46s %10s\n' "  the $k files a preview served, alone (no target)" "$sratio"
+  printf '  %-46s %10s\n' "  previews under 25 dB refused (no target)" "$floor_ratio"
   verdict "camera-preview: bytes read / file bytes" "$share" le 0.20
   verdict "camera-preview: PSNR vs Lanczos3 of full decode, worst (dB)" "$(camera_fig preview_min)" ge 25
   verdict "camera-preview: PSNR, median (dB)" "$(camera_fig preview_median)" ge 28
