@@ -1263,6 +1263,14 @@ camera_copies() {
   echo "$dst"
 }
 
+# camera_copies_of DIR NAME : print the files of DIR that are NAME (a .jpg):
+# NAME itself, or its copies NAME_cKK.jpg (camera_copies).
+camera_copies_of() {
+  local x
+  for x in "$1/${2%.jpg}"{,_c[0-9][0-9]}.jpg; do [[ -f $x ]] && echo "$x"; done
+  return 0
+}
+
 section_camera() {
   local v
   if ! need_cmds camera exiftool:libimage-exiftool-perl || ! ensure_camera; then
@@ -1324,7 +1332,7 @@ for it in json.load(open(sys.argv[1]))["items"]:
   if ((k > 0 && k < n)); then
     rm -rf "$served" "$served_ref"; mkdir -p "$served" "$served_ref"
     for f in "${names[@]}"; do
-      for x in "$pre/${f%.jpg}"{,_c[0-9][0-9]}.jpg; do [[ -f $x ]] && ln "$x" "$served/${x##*/}" && ln "$ref/${x##*/}" "$served_ref/${x##*/}"; done
+      while IFS= read -r x; do ln "$x" "$served/${x##*/}" && ln "$ref/${x##*/}" "$served_ref/${x##*/}"; done < <(camera_copies_of "$pre" "$f")
     done
     SP_REF=$served_ref
     speed_section camera-preview-served "the $k of those $n files a preview served$each, vs the same with the previews removed -> ${SIZE} px (no target)" \
@@ -1337,12 +1345,12 @@ for it in json.load(open(sys.argv[1]))["items"]:
   # previews (so thumbs decodes their photos, as a rule refusing those
   # previews would), against the DC decode of all of them in the same rounds.
   local floor=$OUT/corpus-camera-floor25 floor_ratio="n/a" low=()
-  mapfile -t low < <(awk -F'|' 'NF > 8 && $8 ~ /^ *[0-9.]+ *$/ && $8 + 0 < 25 { gsub(/ /, "", $2); print $2 }' "$q")
+  mapfile -t low < <(awk '$1 == "file_psnr" && $3 ~ /^[0-9.]+$/ && $3 + 0 < 25 { print $2 }' "$q")
   if ((${#low[@]} > 0)); then
     rm -rf "$floor"; mkdir -p "$floor"
     for x in "$pre"/*.jpg; do ln "$x" "$floor/${x##*/}"; done
     for f in "${low[@]}"; do
-      for x in "$ref/${f%.jpg}"{,_c[0-9][0-9]}.jpg; do [[ -f $x ]] && ln -f "$x" "$floor/${x##*/}"; done
+      while IFS= read -r x; do ln -f "$x" "$floor/${x##*/}"; done < <(camera_copies_of "$ref" "$f")
     done
     SP_REF=$ref
     speed_section camera-preview-floor25 "the same $n files$each, with the ${#low[@]} whose preview scored under 25 dB (${low[*]}) decoded without it, vs all of them with the previews removed -> ${SIZE} px (no target: what the worst-case PSNR target would cost)" \

@@ -21,7 +21,9 @@ Prints one Markdown table row per file, then `key value` lines:
 files, served (read partly), bytes, bytes_read, share, and the minimum and
 median PSNR of each run (preview_min, preview_median, dc_min, dc_median,
 dc_max); then the share read and the PSNR over the files a preview served
-alone (served_share, served_min, served_median).
+alone (served_share, served_min, served_median); then one
+`file_psnr NAME DB` line per file (the PSNR of the run with previews, as in
+the table), which bench.sh reads to find the previews under a bound.
 """
 import json
 import math
@@ -80,6 +82,7 @@ def main(argv):
     total = read = served = 0
     served_total = served_read = 0
     pre_db, dc_db, served_db = [], [], []
+    per_file = []  # (name, PSNR of thumbs as run), printed as `file_psnr NAME DB` lines
     print("| file | photo | bytes | read | share | preview served | PSNR dB | PSNR dB, previews removed (DC decode) |")
     print("|---|---|---:|---:|---:|---|---:|---:|")
     for name in names:
@@ -97,6 +100,7 @@ def main(argv):
         ref = reference(os.path.join(src, name), refdir, name, out["width"], out["height"])
         p = psnr(thumbnail(pre_out, it), ref)
         pre_db.append(p)
+        per_file.append((name, p))
         if r and r.get("partial"):
             served_total += size
             served_read += got
@@ -129,6 +133,8 @@ def main(argv):
     }
     for k, v in figures.items():
         print(f"{k} {v}")
+    for name, p in per_file:
+        print(f"file_psnr {name} {fmt(p)}")
 
 
 if __name__ == "__main__":
